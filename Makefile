@@ -1,0 +1,43 @@
+# dbeast: `make help` lists the targets.
+GO ?= go
+BIN := bin/dbeast
+TEST_TIMEOUT ?= 20m
+
+.PHONY: help build demo test vet fmt bench fuzz conformance chromium tray
+
+help: ## list the targets
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+
+build: ## build the dbeast binary into bin/
+	$(GO) build -o $(BIN) ./cmd/dbeast
+
+demo: build ## run the broker on the embedded SQLite shop database
+	./$(BIN) demo
+
+test: vet ## run every test that can run here (live servers via DBEAST_TEST_*_DSN)
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+
+vet: ## gofmt check and go vet
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+bench: ## run the benchmarks
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+fuzz: ## run each fuzz target for FUZZTIME (default 60s)
+	@for d in postgres mysql sqlite; do \
+	  for f in $$($(GO) test -list '^Fuzz' ./verifier/$$d | grep '^Fuzz'); do \
+	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $${FUZZTIME:-60s} ./verifier/$$d || exit 1; \
+	  done; \
+	done
+
+conformance: build ## long differential run against the live engines
+	./$(BIN) conformance --engine sqlite --cases $${CASES:-20000}
+	@if [ -n "$$DBEAST_TEST_POSTGRES_DSN" ]; then ./$(BIN) conformance --engine postgres --cases $${CASES:-20000}; fi
+	@if [ -n "$$DBEAST_TEST_MYSQL_DSN" ]; then ./$(BIN) conformance --engine mysql --cases $${CASES:-20000}; fi
+
+chromium: ## install Debian's Chromium for the console browser tests
+	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+
+tray: ## build the tray app
+	$(GO) build -o bin/dbeast-tray ./tray/cmd/dbeast-tray

@@ -1,0 +1,364 @@
+// Package verifier decides, before anything reaches a database, what an
+// agent's SQL may do. It is pure: no I/O, no database driver, no MCP.
+//
+// Each dialect lives in its own subpackage (verifier/postgres,
+// verifier/mysql, verifier/sqlite) with the same file set and exposes
+//
+//	func Verify(in verifier.Input) (*verifier.Verdict, error)
+//
+// The verifier fails closed: whatever it does not positively recognise is
+// refused with a *Refusal carrying a stable Code and a static message. A
+// refusal never copies text from the input or from the parser.
+//
+// An accepted read is described by a Verdict whose NormalizedSQL is
+// regenerated from the verified tree; that text, never the agent's, is what
+// an engine runs. Feeding NormalizedSQL back to Verify yields the same
+// Verdict.
+package verifier
+
+import (
+	"errors"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// Dialect names the SQL grammar the input is parsed with.
+type Dialect string
+
+// The dialects dbeast verifies.
+const (
+	Postgres Dialect = "postgres"
+	MySQL    Dialect = "mysql"
+	SQLite   Dialect = "sqlite"
+)
+
+// Mode says which use the SQL is verified for.
+type Mode string
+
+const (
+	// ModeRead is query_sql and everything covered by read and table grants:
+	// one plain SELECT over proven tables. The zero Mode means ModeRead.
+	ModeRead Mode = "read"
+	// ModeTableWrite is a single-table INSERT/UPDATE/DELETE allowed by
+	// standing read_write table access.
+	ModeTableWrite Mode = "table_write"
+	// ModeFull is request_sql: exactly one statement, text kept as sent.
+	ModeFull Mode = "full"
+)
+
+// Op is the operation kind of an accepted statement.
+type Op string
+
+// Operation kinds.
+const (
+	OpRead   Op = "read"
+	OpInsert Op = "insert"
+	OpUpdate Op = "update"
+	OpDelete Op = "delete"
+	// OpFull is any statement accepted in ModeFull; its effect is unknown.
+	OpFull Op = "full"
+)
+
+// Limits that hold for every dialect.
+const (
+	MaxSQLBytes = 64 << 10 // SQL text
+	MaxTables   = 16       // physical table references in one query
+	MaxAliases  = 32       // tables, subqueries and CTEs together
+	MaxDepth    = 200      // nesting of expressions and subqueries
+)
+
+// Input is one verification request. The zero Mode is ModeRead.
+type Input struct {
+	Dialect Dialect
+	SQL     string
+	Mode    Mode
+	// Database is, for MySQL, the source's configured database: the only one
+	// a read may name. Other dialects ignore it.
+	Database string
+}
+
+// Table is a physical table (or view) as schema and name, exactly as the
+// server spells them after identifier folding.
+type Table struct {
+	Schema string `json:"schema"`
+	Name   string `json:"name"`
+}
+
+// String returns schema.name, unquoted; it is a map key and display form,
+// never SQL.
+func (t Table) String() string { return t.Schema + "." + t.Name }
+
+// Less orders tables by schema then name.
+func (t Table) Less(u Table) bool {
+	if t.Schema != u.Schema {
+		return t.Schema < u.Schema
+	}
+	return t.Name < u.Name
+}
+
+// Verdict describes an accepted statement.
+type Verdict struct {
+	Dialect Dialect `json:"dialect"`
+	Mode    Mode    `json:"mode"`
+	Op      Op      `json:"op"`
+	// NormalizedSQL is what runs: regenerated from the verified tree with
+	// comments dropped and unambiguous quoting. In ModeFull it is the
+	// original text, unchanged.
+	NormalizedSQL string `json:"normalized_sql"`
+	// Tables is the sorted, duplicate-free set of physical tables read or
+	// written. Empty in ModeFull (full SQL is not analysed for access).
+	Tables []Table `json:"tables"`
+	// Columns maps Table.String() to the sorted column names referenced
+	// through that table. Each is an obligation: the engine must find it
+	// among the table's proven columns, because PostgreSQL reads alias.name
+	// as the call name(alias) when no such column exists.
+	Columns map[string][]string `json:"columns"`
+	// Functions is the sorted set of lower-case function names called.
+	// Every one is on AllowedFunctions; engines prove each resolves to the
+	// built-in.
+	Functions []string `json:"functions"`
+	// Target is the written table in ModeTableWrite, nil otherwise.
+	Target *Table `json:"target,omitempty"`
+}
+
+// TableNames returns the tables as schema.name strings, sorted.
+func (v *Verdict) TableNames() []string {
+	out := make([]string, len(v.Tables))
+	for i, t := range v.Tables {
+		out[i] = t.String()
+	}
+	return out
+}
+
+// Code is a stable refusal code.
+type Code string
+
+// Refusal codes shared by every dialect. A dialect may refuse with any of
+// them; the set is closed so callers can switch on it.
+const (
+	CodeInputTooLarge        Code = "input_too_large"
+	CodeInvalidEncoding      Code = "invalid_encoding" // NUL byte or invalid UTF-8
+	CodeParseError           Code = "parse_error"
+	CodeEmptyStatement       Code = "empty_statement"
+	CodeMultipleStatements   Code = "multiple_statements"
+	CodeStatementNotAllowed  Code = "statement_not_allowed"
+	CodeConstructNotAllowed  Code = "construct_not_allowed" // a node the allowlist does not know
+	CodeUnqualifiedTable     Code = "unqualified_table"
+	CodeSystemObject         Code = "system_object"
+	CodeOtherDatabase        Code = "other_database"
+	CodeFunctionNotAllowed   Code = "function_not_allowed"
+	CodeOperatorNotAllowed   Code = "operator_not_allowed"
+	CodeCastNotAllowed       Code = "cast_not_allowed"
+	CodeWindowNotAllowed     Code = "window_not_allowed"
+	CodeRecursiveCTE         Code = "recursive_cte"
+	CodeDataModifyingCTE     Code = "data_modifying_cte"
+	CodeLockingClause        Code = "locking_clause"
+	CodeSelectInto           Code = "select_into"
+	CodeCollationNotAllowed  Code = "collation_not_allowed"
+	CodeParameterNotAllowed  Code = "parameter_not_allowed"
+	CodeVariableNotAllowed   Code = "variable_not_allowed"
+	CodeTableFunction        Code = "table_function"
+	CodeTableSample          Code = "tablesample_not_allowed"
+	CodeInheritanceMarker    Code = "inheritance_marker"
+	CodeExecutableComment    Code = "executable_comment"
+	CodeOptimizerHint        Code = "optimizer_hint"
+	CodeIndexHint            Code = "index_hint"
+	CodeModifierNotAllowed   Code = "modifier_not_allowed"
+	CodeTooManyTables        Code = "too_many_tables"
+	CodeTooManyAliases       Code = "too_many_aliases"
+	CodeTooDeep              Code = "too_deep"
+	CodeWholeRowReference    Code = "whole_row_reference"
+	CodeColumnNameNotAllowed Code = "column_name_not_allowed" // alias.fn on a CTE/subquery
+	CodeWriteShapeNotAllowed Code = "write_shape_not_allowed"
+	CodeLiteralNotAllowed    Code = "literal_not_allowed"
+	CodeCommentNotAllowed    Code = "comment_not_allowed"
+	CodeDuplicateAlias       Code = "duplicate_alias"
+)
+
+// messages holds the static text for each code. A refusal's message is
+// always one of these: never input or parser text.
+var messages = map[Code]string{
+	CodeInputTooLarge:        "SQL text is larger than 64 KiB",
+	CodeInvalidEncoding:      "SQL text contains a NUL byte or invalid UTF-8",
+	CodeParseError:           "SQL text could not be parsed",
+	CodeEmptyStatement:       "SQL text contains no statement",
+	CodeMultipleStatements:   "exactly one statement is allowed",
+	CodeStatementNotAllowed:  "only a plain SELECT is allowed here",
+	CodeConstructNotAllowed:  "the query uses a construct the verifier does not support",
+	CodeUnqualifiedTable:     "physical tables must be written as schema.table",
+	CodeSystemObject:         "system schemas, catalogs and system columns are not allowed",
+	CodeOtherDatabase:        "only the source's configured database may be named",
+	CodeFunctionNotAllowed:   "the function is not on the list of allowed functions",
+	CodeOperatorNotAllowed:   "the operator is not allowed",
+	CodeCastNotAllowed:       "casts are not allowed",
+	CodeWindowNotAllowed:     "window functions are not allowed",
+	CodeRecursiveCTE:         "recursive CTEs are not allowed",
+	CodeDataModifyingCTE:     "data-modifying CTEs are not allowed",
+	CodeLockingClause:        "locking clauses are not allowed",
+	CodeSelectInto:           "SELECT INTO is not allowed",
+	CodeCollationNotAllowed:  "COLLATE is not allowed",
+	CodeParameterNotAllowed:  "bound parameters are not allowed",
+	CodeVariableNotAllowed:   "variables are not allowed",
+	CodeTableFunction:        "table functions are not allowed in FROM",
+	CodeTableSample:          "TABLESAMPLE is not allowed",
+	CodeInheritanceMarker:    "ONLY and * inheritance markers are not allowed",
+	CodeExecutableComment:    "executable comments are not allowed",
+	CodeOptimizerHint:        "optimizer hints are not allowed",
+	CodeIndexHint:            "index hints are not allowed",
+	CodeModifierNotAllowed:   "this SELECT modifier is not allowed",
+	CodeTooManyTables:        "a query may reference at most 16 physical tables",
+	CodeTooManyAliases:       "a query may use at most 32 aliases",
+	CodeTooDeep:              "the query is nested too deeply",
+	CodeWholeRowReference:    "whole-row references are not allowed",
+	CodeColumnNameNotAllowed: "this qualified column name must be given another alias",
+	CodeWriteShapeNotAllowed: "only a single-table INSERT VALUES, UPDATE or DELETE with a qualified target is allowed",
+	CodeLiteralNotAllowed:    "this literal form is not allowed",
+	CodeCommentNotAllowed:    "this comment form is not allowed",
+	CodeDuplicateAlias:       "an alias is used twice in one scope",
+}
+
+// Codes returns every refusal code, sorted.
+func Codes() []Code {
+	out := make([]Code, 0, len(messages))
+	for c := range messages {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// Refusal is the error returned for refused input. Its Message is static.
+type Refusal struct {
+	Code    Code   `json:"code"`
+	Message string `json:"reason"`
+}
+
+func (r *Refusal) Error() string { return "verifier: " + string(r.Code) + ": " + r.Message }
+
+// Refuse returns the refusal for code with its static message. An unknown
+// code panics: codes are a closed set and a typo is a programming error.
+func Refuse(code Code) *Refusal {
+	msg, ok := messages[code]
+	if !ok {
+		panic("verifier: unknown refusal code " + string(code))
+	}
+	return &Refusal{Code: code, Message: msg}
+}
+
+// AsRefusal reports whether err is a refusal and returns it.
+func AsRefusal(err error) (*Refusal, bool) {
+	var r *Refusal
+	ok := errors.As(err, &r)
+	return r, ok
+}
+
+// AllowedFunctions is the contract's function list, shared by every
+// dialect (a dialect may support fewer where the engine lacks one).
+var AllowedFunctions = map[string]bool{
+	"count": true, "sum": true, "avg": true, "min": true, "max": true,
+	"abs": true, "lower": true, "upper": true, "length": true,
+	"char_length": true, "octet_length": true, "round": true,
+	"coalesce": true, "nullif": true,
+}
+
+// WholeRowFunctions are functions that accept a whole row; a qualified
+// reference alias.name to a CTE or subquery output named like one of them
+// is refused, since PostgreSQL may read it as name(alias).
+var WholeRowFunctions = map[string]bool{
+	"row_to_json": true, "to_json": true, "to_jsonb": true, "count": true,
+	"json_build_array": true, "jsonb_build_array": true, "json_agg": true,
+	"jsonb_agg": true, "array_agg": true, "string_agg": true, "hstore": true,
+	"row_to_jsonb": true, "to_char": true, "textin": true, "record_out": true,
+	"min": true, "max": true, "num_nonnulls": true, "num_nulls": true,
+	"pg_column_size": true, "format": true, "concat": true, "concat_ws": true,
+	"xmlagg": true, "to_tsvector": true, "json_populate_record": true,
+	"text": true, "name": true, "length": true, "lower": true, "upper": true,
+	"octet_length": true, "char_length": true, "coalesce": true, "nullif": true,
+	"sum": true, "avg": true, "abs": true, "round": true,
+}
+
+// CheckText applies the checks every dialect runs before parsing: size,
+// NUL bytes (C parsers stop there) and UTF-8 validity.
+func CheckText(sql string) error {
+	if len(sql) > MaxSQLBytes {
+		return Refuse(CodeInputTooLarge)
+	}
+	if strings.IndexByte(sql, 0) >= 0 || !utf8.ValidString(sql) {
+		return Refuse(CodeInvalidEncoding)
+	}
+	if strings.TrimSpace(sql) == "" {
+		return Refuse(CodeEmptyStatement)
+	}
+	return nil
+}
+
+// NormalizeMode maps the zero Mode to ModeRead and rejects unknown modes.
+func NormalizeMode(m Mode) (Mode, error) {
+	switch m {
+	case "":
+		return ModeRead, nil
+	case ModeRead, ModeTableWrite, ModeFull:
+		return m, nil
+	}
+	return "", Refuse(CodeStatementNotAllowed)
+}
+
+// Builder accumulates the sets of a Verdict during a walk; dialects use it
+// so every Verdict is sorted and duplicate-free the same way.
+type Builder struct {
+	tables  map[Table]bool
+	columns map[Table]map[string]bool
+	funcs   map[string]bool
+}
+
+// AddTable records a physical table reference.
+func (b *Builder) AddTable(t Table) {
+	if b.tables == nil {
+		b.tables = map[Table]bool{}
+	}
+	b.tables[t] = true
+}
+
+// AddColumn records that column col is referenced through table t.
+func (b *Builder) AddColumn(t Table, col string) {
+	b.AddTable(t)
+	if b.columns == nil {
+		b.columns = map[Table]map[string]bool{}
+	}
+	if b.columns[t] == nil {
+		b.columns[t] = map[string]bool{}
+	}
+	b.columns[t][col] = true
+}
+
+// AddFunction records a called function by its lower-case name.
+func (b *Builder) AddFunction(name string) {
+	if b.funcs == nil {
+		b.funcs = map[string]bool{}
+	}
+	b.funcs[strings.ToLower(name)] = true
+}
+
+// Fill sets Tables, Columns and Functions of v from what was recorded.
+func (b *Builder) Fill(v *Verdict) {
+	v.Tables = make([]Table, 0, len(b.tables))
+	for t := range b.tables {
+		v.Tables = append(v.Tables, t)
+	}
+	sort.Slice(v.Tables, func(i, j int) bool { return v.Tables[i].Less(v.Tables[j]) })
+	v.Columns = map[string][]string{}
+	for t, cols := range b.columns {
+		list := make([]string, 0, len(cols))
+		for c := range cols {
+			list = append(list, c)
+		}
+		sort.Strings(list)
+		v.Columns[t.String()] = list
+	}
+	v.Functions = make([]string, 0, len(b.funcs))
+	for f := range b.funcs {
+		v.Functions = append(v.Functions, f)
+	}
+	sort.Strings(v.Functions)
+}
