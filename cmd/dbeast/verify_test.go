@@ -1,0 +1,56 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestVerifyCommand(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		stdin      string
+		wantStatus int
+		want       []verdictJSON // verdict, tables and code are compared
+	}{
+		{"postgres accept", []string{"--dialect", "postgres", "--sql", "SELECT id FROM public.orders"}, "", 0,
+			[]verdictJSON{{Verdict: "accept", Tables: []string{"public.orders"}}}},
+		{"postgres stacking", []string{"--dialect", "postgres", "--sql", "SELECT 1; DROP TABLE public.orders"}, "", 1,
+			[]verdictJSON{{Verdict: "reject", Code: "multiple_statements"}}},
+		{"mysql database", []string{"--dialect", "mysql", "--database", "shop", "--sql", "SELECT `id` FROM `shop`.`orders`"}, "", 0,
+			[]verdictJSON{{Verdict: "accept", Tables: []string{"shop.orders"}}}},
+		{"mysql other database", []string{"--dialect", "mysql", "--database", "shop", "--sql", "SELECT id FROM other.orders"}, "", 1,
+			[]verdictJSON{{Verdict: "reject", Code: "other_database"}}},
+		{"sqlite unqualified", []string{"--dialect", "sqlite", "--sql", "SELECT id FROM orders"}, "", 1,
+			[]verdictJSON{{Verdict: "reject", Code: "unqualified_table"}}},
+		{"jsonl", []string{"--dialect", "sqlite", "--jsonl"},
+			`{"sql":"SELECT id FROM main.orders"}` + "\n" + `{"sql":"DELETE FROM main.orders WHERE id = 1","mode":"table_write"}` + "\n" + `{"sql":"ATTACH 'x' AS y"}` + "\n", 0,
+			[]verdictJSON{{Verdict: "accept", Tables: []string{"main.orders"}}, {Verdict: "accept", Tables: []string{"main.orders"}}, {Verdict: "reject", Code: "statement_not_allowed"}}},
+		{"unknown dialect", []string{"--dialect", "oracle", "--sql", "SELECT 1"}, "", 2, nil},
+		{"no sql", []string{"--dialect", "postgres"}, "", 2, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			status := verifyMain(tt.args, strings.NewReader(tt.stdin), &out, &errb)
+			if status != tt.wantStatus {
+				t.Fatalf("status = %d, want %d (stderr %q, stdout %q)", status, tt.wantStatus, errb.String(), out.String())
+			}
+			dec := json.NewDecoder(&out)
+			for i, w := range tt.want {
+				var got verdictJSON
+				if err := dec.Decode(&got); err != nil {
+					t.Fatalf("verdict %d: %v", i, err)
+				}
+				if got.Verdict != w.Verdict || got.Code != w.Code || strings.Join(got.Tables, ",") != strings.Join(w.Tables, ",") {
+					t.Errorf("verdict %d = %+v, want %+v", i, got, w)
+				}
+				if got.Verdict == "reject" && got.Reason == "" {
+					t.Errorf("verdict %d: reject without a reason", i)
+				}
+			}
+		})
+	}
+}

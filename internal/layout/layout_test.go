@@ -1,0 +1,96 @@
+// Package layout holds meta-tests of the repository's architecture: every
+// package has a doc comment and dependencies point one way (cmd → broker →
+// engines, verifier; the verifier imports no driver; only broker imports
+// the MCP SDK).
+package layout
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/dbeast/dbeast"
+
+type pkg struct {
+	ImportPath string
+	Doc        string
+	Name       string
+	Imports    []string
+	Deps       []string
+	GoFiles    []string
+}
+
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-e", "-json", module+"/...")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.GoFiles) == 0 {
+			continue // e.g. internal/deps, built only with its tag
+		}
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) < 5 {
+		t.Fatalf("go list found only %d packages", len(pkgs))
+	}
+	return pkgs
+}
+
+func TestEveryPackageHasDoc(t *testing.T) {
+	for _, p := range listPackages(t) {
+		if strings.TrimSpace(p.Doc) == "" {
+			t.Errorf("%s has no package doc comment", p.ImportPath)
+		}
+	}
+}
+
+func under(path, dir string) bool {
+	full := module + "/" + dir
+	return path == full || strings.HasPrefix(path, full+"/")
+}
+
+func TestDependenciesPointOneWay(t *testing.T) {
+	drivers := []string{"github.com/jackc/pgx", "github.com/go-sql-driver/mysql", "modernc.org/sqlite", "database/sql"}
+	const sdk = "github.com/modelcontextprotocol/go-sdk"
+	for _, p := range listPackages(t) {
+		for _, d := range p.Deps {
+			if under(p.ImportPath, "verifier") {
+				for _, drv := range drivers {
+					if strings.HasPrefix(d, drv) {
+						t.Errorf("%s depends on driver %s: the verifier must stay pure", p.ImportPath, d)
+					}
+				}
+				if under(d, "engines") || under(d, "broker") {
+					t.Errorf("%s depends on %s: the verifier must not depend on engines or broker", p.ImportPath, d)
+				}
+			}
+			if under(p.ImportPath, "engines") && under(d, "broker") {
+				t.Errorf("%s depends on %s: engines must not depend on the broker", p.ImportPath, d)
+			}
+			if !under(p.ImportPath, "broker") && !under(p.ImportPath, "cmd") && !under(p.ImportPath, "tray") && !under(p.ImportPath, "conformance") && strings.HasPrefix(d, sdk) {
+				t.Errorf("%s depends on the MCP SDK; only broker may", p.ImportPath)
+			}
+		}
+		for _, imp := range p.Imports {
+			if strings.HasPrefix(imp, sdk) && !under(p.ImportPath, "broker") {
+				t.Errorf("%s imports the MCP SDK directly; only broker may", p.ImportPath)
+			}
+		}
+	}
+}
