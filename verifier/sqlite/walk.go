@@ -1,0 +1,346 @@
+package sqlite
+
+import (
+	"strings"
+
+	"github.com/dbeast/dbeast/verifier"
+)
+
+// walker checks a parsed statement against the rules that need scope:
+// table qualification, system objects, CTE recursion, limits, and it
+// records tables, column obligations and functions in a Builder.
+type walker struct {
+	b       verifier.Builder
+	tables  int
+	aliases int
+	depth   int // current tree depth, bounded by verifier.MaxDepth
+	withs   []*withFrame
+}
+
+// withFrame is one WITH clause in scope. SQLite makes every CTE of a WITH
+// visible in all of its bodies (searchWith), so a reference from a body to
+// itself or to a later sibling is refused as recursive: the first is
+// recursion, the second may be a cycle.
+type withFrame struct {
+	ctes   []*cte
+	active int // index of the CTE whose body is being walked, or -1
+}
+
+// scope is one SELECT core's FROM clause, linked to the enclosing ones.
+type scope struct {
+	parent  *scope
+	items   []scopeItem
+	aliases map[string]bool // result-column aliases (lower case)
+}
+
+type scopeItem struct {
+	name  string          // visible name, lower case
+	table *verifier.Table // nil for subqueries and CTEs
+}
+
+// systemColumns are SQLite's implicit rowid aliases. They are refused
+// rather than recorded: they are not among a table's declared columns, so
+// an engine cannot prove them, and a WITHOUT ROWID table has none.
+var systemColumns = map[string]bool{"rowid": true, "_rowid_": true, "oid": true}
+
+// eponymous lists eponymous virtual tables that a plain name in FROM can
+// reach without arguments (pragma_* are matched by prefix).
+var eponymous = map[string]bool{
+	"json_each": true, "json_tree": true, "jsonb_each": true, "jsonb_tree": true,
+	"dbstat": true, "generate_series": true, "fts3tokenize": true, "fts5vocab": true,
+	"carray": true, "completion": true, "bytecode": true, "tables_used": true,
+	"zipfile": true, "fsdir": true, "stmt": true,
+}
+
+func (w *walker) addAlias() {
+	w.aliases++
+	if w.aliases > verifier.MaxAliases {
+		bail(verifier.CodeTooManyAliases)
+	}
+}
+
+// physical resolves a table name that is not a CTE: it must be main.name.
+func (w *walker) physical(it *fromItem) *verifier.Table {
+	lower := asciiLower(it.name)
+	if strings.HasPrefix(lower, "sqlite_") {
+		bail(verifier.CodeSystemObject)
+	}
+	if !it.hasSchema {
+		bail(verifier.CodeUnqualifiedTable)
+	}
+	if asciiLower(it.schema) != "main" {
+		bail(verifier.CodeSystemObject)
+	}
+	if strings.HasPrefix(lower, "pragma_") || eponymous[lower] {
+		bail(verifier.CodeTableFunction)
+	}
+	w.tables++
+	if w.tables > verifier.MaxTables {
+		bail(verifier.CodeTooManyTables)
+	}
+	t := &verifier.Table{Schema: "main", Name: it.name}
+	w.b.AddTable(*t)
+	return t
+}
+
+// resolve returns the physical table for a FROM or IN name, or nil when
+// the name is a CTE in scope.
+func (w *walker) resolve(it *fromItem) *verifier.Table {
+	if strings.HasPrefix(asciiLower(it.name), "sqlite_") {
+		bail(verifier.CodeSystemObject)
+	}
+	if !it.hasSchema {
+		name := asciiLower(it.name)
+		for f := len(w.withs) - 1; f >= 0; f-- {
+			fr := w.withs[f]
+			for j, c := range fr.ctes {
+				if asciiLower(c.name) == name {
+					if fr.active >= 0 && j >= fr.active {
+						bail(verifier.CodeRecursiveCTE)
+					}
+					return nil
+				}
+			}
+		}
+	}
+	return w.physical(it)
+}
+
+// descend counts one tree level; the caller defers w.depth--.
+func (w *walker) descend() {
+	w.depth++
+	if w.depth > verifier.MaxDepth {
+		bail(verifier.CodeTooDeep)
+	}
+}
+
+func (w *walker) selectStmt(s *selectStmt, outer *scope) {
+	w.descend()
+	defer func() { w.depth-- }()
+	if len(s.with) > 0 {
+		fr := &withFrame{ctes: s.with, active: -1}
+		seen := map[string]bool{}
+		for _, c := range s.with {
+			n := asciiLower(c.name)
+			if seen[n] {
+				bail(verifier.CodeDuplicateAlias)
+			}
+			if strings.HasPrefix(n, "sqlite_") {
+				bail(verifier.CodeSystemObject)
+			}
+			seen[n] = true
+			w.addAlias()
+		}
+		w.withs = append(w.withs, fr)
+		defer func() { w.withs = w.withs[:len(w.withs)-1] }()
+		for i, c := range s.with {
+			fr.active = i
+			w.selectStmt(c.sel, outer)
+		}
+		fr.active = -1
+	}
+	var last *scope
+	for _, c := range s.cores {
+		last = w.core(c, outer)
+	}
+	// ORDER BY of a compound names result columns; of a single core it
+	// resolves in that core's scope.
+	ob := last
+	if len(s.cores) > 1 {
+		ob = &scope{parent: outer, aliases: map[string]bool{}}
+		for _, rc := range s.cores[0].cols {
+			if rc.hasAlias {
+				ob.aliases[asciiLower(rc.alias)] = true
+			} else if cr, ok := rc.e.(*colRef); ok {
+				ob.aliases[asciiLower(cr.col)] = true
+			}
+		}
+	}
+	for _, t := range s.orderBy {
+		w.expr(t.e, ob)
+	}
+	bare := &scope{parent: outer}
+	if s.limit != nil {
+		w.expr(s.limit, bare)
+	}
+	if s.offset != nil {
+		w.expr(s.offset, bare)
+	}
+}
+
+func (w *walker) core(c *selectCore, outer *scope) *scope {
+	sc := &scope{parent: outer}
+	for _, it := range c.from {
+		w.addAlias()
+		var item scopeItem
+		if it.sub != nil {
+			w.selectStmt(it.sub, outer)
+		} else {
+			item.table = w.resolve(it)
+			item.name = asciiLower(it.name)
+		}
+		if it.hasAlias {
+			item.name = asciiLower(it.alias)
+		}
+		if item.name != "" {
+			for _, prev := range sc.items {
+				if prev.name == item.name {
+					bail(verifier.CodeDuplicateAlias)
+				}
+			}
+		}
+		sc.items = append(sc.items, item)
+	}
+	for _, rc := range c.cols {
+		if rc.hasAlias {
+			if sc.aliases == nil {
+				sc.aliases = map[string]bool{}
+			}
+			sc.aliases[asciiLower(rc.alias)] = true
+		}
+	}
+	for _, it := range c.from {
+		if it.on != nil {
+			w.expr(it.on, sc)
+		}
+		for _, u := range it.using {
+			if systemColumns[asciiLower(u)] {
+				bail(verifier.CodeSystemObject)
+			}
+		}
+	}
+	for _, rc := range c.cols {
+		switch {
+		case rc.star && rc.table != "":
+			if _, ok := sc.lookup(rc.table, false); !ok {
+				bail(verifier.CodeConstructNotAllowed)
+			}
+		case rc.star:
+			if len(c.from) == 0 {
+				bail(verifier.CodeParseError)
+			}
+		default:
+			w.expr(rc.e, sc)
+		}
+	}
+	if c.where != nil {
+		w.expr(c.where, sc)
+	}
+	for _, g := range c.groupBy {
+		w.expr(g, sc)
+	}
+	if c.having != nil {
+		w.expr(c.having, sc)
+	}
+	return sc
+}
+
+// lookup finds a FROM item by visible name in this scope or, if outer,
+// in the enclosing ones.
+func (s *scope) lookup(name string, outer bool) (scopeItem, bool) {
+	n := asciiLower(name)
+	for sc := s; sc != nil; sc = sc.parent {
+		for _, it := range sc.items {
+			if it.name == n {
+				return it, true
+			}
+		}
+		if !outer {
+			break
+		}
+	}
+	return scopeItem{}, false
+}
+
+// alone reports whether s has exactly one FROM item, a physical table, and
+// no enclosing scope has any: only then is an unqualified column surely
+// that table's.
+func (s *scope) alone() *verifier.Table {
+	if len(s.items) != 1 || s.items[0].table == nil {
+		return nil
+	}
+	for sc := s.parent; sc != nil; sc = sc.parent {
+		if len(sc.items) > 0 {
+			return nil
+		}
+	}
+	return s.items[0].table
+}
+
+func (w *walker) expr(e expr, sc *scope) {
+	w.descend()
+	defer func() { w.depth-- }()
+	switch x := e.(type) {
+	case *literal:
+	case *colRef:
+		if systemColumns[asciiLower(x.col)] {
+			bail(verifier.CodeSystemObject)
+		}
+		if x.table != "" {
+			it, ok := sc.lookup(x.table, true)
+			if !ok {
+				bail(verifier.CodeConstructNotAllowed)
+			}
+			if it.table != nil {
+				w.b.AddColumn(*it.table, x.col)
+			}
+			return
+		}
+		if sc.aliases[asciiLower(x.col)] {
+			return
+		}
+		if t := sc.alone(); t != nil {
+			w.b.AddColumn(*t, x.col)
+		}
+	case *unaryExpr:
+		w.expr(x.x, sc)
+	case *binaryExpr:
+		w.expr(x.l, sc)
+		w.expr(x.r, sc)
+	case *isNullExpr:
+		w.expr(x.x, sc)
+	case *likeExpr:
+		w.expr(x.x, sc)
+		w.expr(x.pat, sc)
+		if x.esc != nil {
+			w.expr(x.esc, sc)
+		}
+	case *betweenExpr:
+		w.expr(x.x, sc)
+		w.expr(x.lo, sc)
+		w.expr(x.hi, sc)
+	case *inExpr:
+		w.expr(x.x, sc)
+		for _, a := range x.list {
+			w.expr(a, sc)
+		}
+		if x.sub != nil {
+			w.selectStmt(x.sub, sc)
+		}
+		if x.table != nil {
+			w.resolve(x.table)
+		}
+	case *existsExpr:
+		w.selectStmt(x.sub, sc)
+	case *subqueryExpr:
+		w.selectStmt(x.sub, sc)
+	case *caseExpr:
+		if x.base != nil {
+			w.expr(x.base, sc)
+		}
+		for _, wc := range x.whens {
+			w.expr(wc.cond, sc)
+			w.expr(wc.then, sc)
+		}
+		if x.els != nil {
+			w.expr(x.els, sc)
+		}
+	case *funcCall:
+		w.b.AddFunction(x.name)
+		for _, a := range x.args {
+			w.expr(a, sc)
+		}
+	default:
+		bail(verifier.CodeConstructNotAllowed)
+	}
+}
