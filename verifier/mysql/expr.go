@@ -1,0 +1,294 @@
+package mysql
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/dbeast/dbeast/verifier"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	pmysql "github.com/pingcap/tidb/pkg/parser/mysql"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+	"github.com/pingcap/tidb/pkg/parser/test_driver"
+)
+
+// expr checks one expression against the allowlist and returns it with
+// its non-atomic operands wrapped in parentheses (see paren). Every node
+// type not named here is refused.
+func (w *walker) expr(e ast.ExprNode, c *ctes, sc *scope) (ast.ExprNode, error) {
+	if err := w.enter(); err != nil {
+		return nil, err
+	}
+	defer w.leave()
+	var err error
+	switch n := e.(type) {
+	case *test_driver.ValueExpr:
+		return n, checkLiteral(n)
+	case *test_driver.ParamMarkerExpr:
+		return nil, verifier.Refuse(verifier.CodeParameterNotAllowed)
+	case *ast.ColumnNameExpr:
+		return n, w.column(n.Name, sc)
+	case *ast.ParenthesesExpr:
+		n.Expr, err = w.expr(n.Expr, c, sc)
+		return n, err
+	case *ast.BinaryOperationExpr:
+		if !binaryOps[n.Op] {
+			return nil, verifier.Refuse(verifier.CodeOperatorNotAllowed)
+		}
+		if n.L, err = w.operand(n.L, c, sc); err != nil {
+			return nil, err
+		}
+		n.R, err = w.operand(n.R, c, sc)
+		return n, err
+	case *ast.UnaryOperationExpr:
+		if !unaryOps[n.Op] {
+			return nil, verifier.Refuse(verifier.CodeOperatorNotAllowed)
+		}
+		n.V, err = w.operand(n.V, c, sc)
+		return n, err
+	case *ast.BetweenExpr:
+		if n.Expr, err = w.operand(n.Expr, c, sc); err != nil {
+			return nil, err
+		}
+		if n.Left, err = w.operand(n.Left, c, sc); err != nil {
+			return nil, err
+		}
+		n.Right, err = w.operand(n.Right, c, sc)
+		return n, err
+	case *ast.IsNullExpr:
+		n.Expr, err = w.operand(n.Expr, c, sc)
+		return n, err
+	case *ast.IsTruthExpr:
+		n.Expr, err = w.operand(n.Expr, c, sc)
+		return n, err
+	case *ast.PatternLikeOrIlikeExpr:
+		if !n.IsLike {
+			// ILIKE is TiDB-only.
+			return nil, verifier.Refuse(verifier.CodeOperatorNotAllowed)
+		}
+		if n.EscapeExplicit && (n.Escape == '\\' || n.Escape >= 0x80 || (n.Escape != 0 && isControl(n.Escape))) {
+			// TiDB drops an explicit ESCAPE '\' from the restored text and
+			// keeps only one byte of a multibyte escape: refuse both.
+			return nil, verifier.Refuse(verifier.CodeLiteralNotAllowed)
+		}
+		if n.Expr, err = w.operand(n.Expr, c, sc); err != nil {
+			return nil, err
+		}
+		n.Pattern, err = w.operand(n.Pattern, c, sc)
+		return n, err
+	case *ast.PatternInExpr:
+		if n.Expr, err = w.operand(n.Expr, c, sc); err != nil {
+			return nil, err
+		}
+		if n.Sel != nil {
+			if len(n.List) > 0 {
+				return nil, verifier.Refuse(verifier.CodeConstructNotAllowed)
+			}
+			n.Sel, err = w.expr(n.Sel, c, sc)
+			return n, err
+		}
+		if len(n.List) == 0 {
+			return nil, verifier.Refuse(verifier.CodeConstructNotAllowed)
+		}
+		for i := range n.List {
+			if n.List[i], err = w.expr(n.List[i], c, sc); err != nil {
+				return nil, err
+			}
+		}
+		return n, nil
+	case *ast.CaseExpr:
+		if n.Value != nil {
+			if n.Value, err = w.expr(n.Value, c, sc); err != nil {
+				return nil, err
+			}
+		}
+		if len(n.WhenClauses) == 0 {
+			return nil, verifier.Refuse(verifier.CodeConstructNotAllowed)
+		}
+		for _, wc := range n.WhenClauses {
+			if wc.Expr, err = w.expr(wc.Expr, c, sc); err != nil {
+				return nil, err
+			}
+			if wc.Result, err = w.expr(wc.Result, c, sc); err != nil {
+				return nil, err
+			}
+		}
+		if n.ElseClause != nil {
+			n.ElseClause, err = w.expr(n.ElseClause, c, sc)
+		}
+		return n, err
+	case *ast.SubqueryExpr:
+		if n.Query == nil {
+			return nil, verifier.Refuse(verifier.CodeConstructNotAllowed)
+		}
+		return n, w.resultSet(n.Query, c, sc)
+	case *ast.ExistsSubqueryExpr:
+		if _, ok := n.Sel.(*ast.SubqueryExpr); !ok {
+			return nil, verifier.Refuse(verifier.CodeConstructNotAllowed)
+		}
+		n.Sel, err = w.expr(n.Sel, c, sc)
+		return n, err
+	case *ast.CompareSubqueryExpr:
+		if !compareOps[n.Op] {
+			return nil, verifier.Refuse(verifier.CodeOperatorNotAllowed)
+		}
+		if _, ok := n.R.(*ast.SubqueryExpr); !ok {
+			return nil, verifier.Refuse(verifier.CodeConstructNotAllowed)
+		}
+		if n.L, err = w.operand(n.L, c, sc); err != nil {
+			return nil, err
+		}
+		n.R, err = w.expr(n.R, c, sc)
+		return n, err
+	case *ast.RowExpr:
+		if len(n.Values) < 2 {
+			return nil, verifier.Refuse(verifier.CodeConstructNotAllowed)
+		}
+		for i := range n.Values {
+			if n.Values[i], err = w.expr(n.Values[i], c, sc); err != nil {
+				return nil, err
+			}
+		}
+		return n, nil
+	case *ast.FuncCallExpr:
+		name := n.FnName.L
+		switch {
+		case n.Schema.O != "":
+			// db.f(…) is a stored function.
+			return nil, verifier.Refuse(verifier.CodeFunctionNotAllowed)
+		case castFunctions[name]:
+			return nil, verifier.Refuse(verifier.CodeCastNotAllowed)
+		case aggregateFunctions[name] && len(n.Args) == 1:
+			// "count (id)" with a space: TiDB reads a plain call, the
+			// server without IGNORE_SPACE a stored function. The restored
+			// text has no space, so both read the built-in aggregate.
+		case !scalarFunctions[name] || !verifier.AllowedFunctions[name]:
+			return nil, verifier.Refuse(verifier.CodeFunctionNotAllowed)
+		}
+		if len(n.Args) == 0 {
+			return nil, verifier.Refuse(verifier.CodeConstructNotAllowed)
+		}
+		for i := range n.Args {
+			if n.Args[i], err = w.expr(n.Args[i], c, sc); err != nil {
+				return nil, err
+			}
+		}
+		w.b.AddFunction(name)
+		return n, nil
+	case *ast.AggregateFuncExpr:
+		name := strings.ToLower(n.F)
+		if !aggregateFunctions[name] || !verifier.AllowedFunctions[name] {
+			return nil, verifier.Refuse(verifier.CodeFunctionNotAllowed)
+		}
+		if n.Order != nil || len(n.Args) != 1 {
+			return nil, verifier.Refuse(verifier.CodeConstructNotAllowed)
+		}
+		if n.Args[0], err = w.expr(n.Args[0], c, sc); err != nil {
+			return nil, err
+		}
+		w.b.AddFunction(name)
+		return n, nil
+	case *ast.PositionExpr:
+		// ORDER BY 1 in a set operation.
+		if n.P != nil {
+			return nil, verifier.Refuse(verifier.CodeParameterNotAllowed)
+		}
+		return n, nil
+	case *ast.WindowFuncExpr:
+		return nil, verifier.Refuse(verifier.CodeWindowNotAllowed)
+	case *ast.VariableExpr:
+		return nil, verifier.Refuse(verifier.CodeVariableNotAllowed)
+	case *ast.FuncCastExpr:
+		return nil, verifier.Refuse(verifier.CodeCastNotAllowed)
+	case *ast.SetCollationExpr:
+		return nil, verifier.Refuse(verifier.CodeCollationNotAllowed)
+	}
+	return nil, verifier.Refuse(verifier.CodeConstructNotAllowed)
+}
+
+// compareOps are the comparisons allowed before ANY, SOME and ALL.
+var compareOps = map[opcode.Op]bool{
+	opcode.GE: true, opcode.LE: true, opcode.EQ: true, opcode.NE: true,
+	opcode.LT: true, opcode.GT: true,
+}
+
+// operand walks an operand of an operator and parenthesizes it unless it
+// is atomic.
+func (w *walker) operand(e ast.ExprNode, c *ctes, sc *scope) (ast.ExprNode, error) {
+	e, err := w.expr(e, c, sc)
+	if err != nil {
+		return nil, err
+	}
+	return paren(e), nil
+}
+
+// column records the obligation of a column reference: alias.col on a
+// physical table, or an unqualified name in a query block whose FROM is
+// one physical table (unless it names a select-list alias in ORDER BY,
+// GROUP BY or HAVING).
+func (w *walker) column(n *ast.ColumnName, sc *scope) error {
+	if n == nil || n.Schema.O != "" {
+		return verifier.Refuse(verifier.CodeConstructNotAllowed)
+	}
+	if err := checkName(n.Name.O); err != nil {
+		return err
+	}
+	if q := n.Table.O; q != "" {
+		src, ok := sc.lookup(q)
+		if !ok {
+			return verifier.Refuse(verifier.CodeConstructNotAllowed)
+		}
+		if src.table != nil {
+			w.b.AddColumn(*src.table, n.Name.O)
+		}
+		return nil
+	}
+	if w.inSelect && sc.fieldAliases[strings.ToLower(n.Name.O)] {
+		return nil
+	}
+	if len(sc.sources) == 1 && sc.sources[0].table != nil {
+		w.b.AddColumn(*sc.sources[0].table, n.Name.O)
+	}
+	return nil
+}
+
+// checkLiteral allows the literal kinds whose restored text the server
+// reads as the same value: NULL, booleans, integers, decimals, floats,
+// strings without an introducer and without control characters other than
+// tab, newline and carriage return, and hex or bit literals.
+func checkLiteral(v *test_driver.ValueExpr) error {
+	tp := v.GetType()
+	if tp.GetFlag()&pmysql.UnderScoreCharsetFlag != 0 {
+		return verifier.Refuse(verifier.CodeCastNotAllowed)
+	}
+	switch v.Kind() {
+	case test_driver.KindNull, test_driver.KindInt64, test_driver.KindUint64,
+		test_driver.KindBinaryLiteral:
+		return nil
+	case test_driver.KindFloat64:
+		if f := v.GetFloat64(); math.IsInf(f, 0) || math.IsNaN(f) {
+			return verifier.Refuse(verifier.CodeLiteralNotAllowed)
+		}
+		return nil
+	case test_driver.KindMysqlDecimal:
+		d := v.GetMysqlDecimal().String()
+		if !strings.Contains(d, ".") {
+			// "5." restores as the integer 5, which the server types
+			// differently; an integer too large for 64 bits restores as
+			// the same digits, which the server reads as a decimal too.
+			if _, err := strconv.ParseUint(d, 10, 64); err == nil {
+				return verifier.Refuse(verifier.CodeLiteralNotAllowed)
+			}
+		}
+		return nil
+	case test_driver.KindString:
+		s := v.GetString()
+		for i := 0; i < len(s); i++ {
+			if isControl(s[i]) && s[i] != '\t' && s[i] != '\n' && s[i] != '\r' {
+				return verifier.Refuse(verifier.CodeLiteralNotAllowed)
+			}
+		}
+		return nil
+	}
+	return verifier.Refuse(verifier.CodeLiteralNotAllowed)
+}

@@ -1,0 +1,269 @@
+package mysql
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/dbeast/dbeast/verifier"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestVerify(t *testing.T) {
+	tests := []struct {
+		name     string
+		in       verifier.Input
+		code     verifier.Code // "" means accept
+		norm     string
+		tables   []string
+		columns  map[string][]string
+		funcs    []string
+		op       verifier.Op
+		target   *verifier.Table
+		sameText bool // full mode: NormalizedSQL is the input
+	}{
+		{
+			name:    "read records columns per table",
+			in:      verifier.Input{SQL: "SELECT o.id, c.name, count(*) FROM shop.orders o JOIN shop.customers c ON o.cid = c.id GROUP BY o.id, c.name", Database: "shop"},
+			norm:    "SELECT `o`.`id`,`c`.`name`,COUNT(1) FROM `shop`.`orders` AS `o` JOIN `shop`.`customers` AS `c` ON `o`.`cid`=`c`.`id` GROUP BY `o`.`id`,`c`.`name`",
+			tables:  []string{"shop.customers", "shop.orders"},
+			columns: map[string][]string{"shop.customers": {"id", "name"}, "shop.orders": {"cid", "id"}},
+			funcs:   []string{"count"},
+			op:      verifier.OpRead,
+		},
+		{
+			name:    "unqualified column in a single-table scope is an obligation",
+			in:      verifier.Input{SQL: "SELECT a, lower(b) FROM shop.t WHERE c = 1", Database: "shop"},
+			norm:    "SELECT `a`,LOWER(`b`) FROM `shop`.`t` WHERE `c`=1",
+			tables:  []string{"shop.t"},
+			columns: map[string][]string{"shop.t": {"a", "b", "c"}},
+			funcs:   []string{"lower"},
+			op:      verifier.OpRead,
+		},
+		{
+			name:    "CTE columns are not table obligations",
+			in:      verifier.Input{SQL: "WITH c AS (SELECT a FROM shop.t) SELECT c.a, z FROM c", Database: "shop"},
+			tables:  []string{"shop.t"},
+			columns: map[string][]string{"shop.t": {"a"}},
+			funcs:   []string{},
+			op:      verifier.OpRead,
+		},
+		{
+			name:    "select aliases belong to their own query block",
+			in:      verifier.Input{SQL: "SELECT a AS x FROM shop.t ORDER BY (SELECT x FROM shop.u LIMIT 1), x", Database: "shop"},
+			tables:  []string{"shop.t", "shop.u"},
+			columns: map[string][]string{"shop.t": {"a"}, "shop.u": {"x"}},
+			funcs:   []string{},
+			op:      verifier.OpRead,
+		},
+		{
+			name: "empty database refuses every physical table",
+			in:   verifier.Input{SQL: "SELECT 1 FROM shop.t"},
+			code: verifier.CodeOtherDatabase,
+		},
+		{
+			name:    "empty database still allows a table-free read",
+			in:      verifier.Input{SQL: "SELECT 1"},
+			norm:    "SELECT 1",
+			tables:  []string{},
+			columns: map[string][]string{},
+			funcs:   []string{},
+			op:      verifier.OpRead,
+		},
+		{
+			name: "database compared exactly",
+			in:   verifier.Input{SQL: "SELECT 1 FROM Shop.t", Database: "shop"},
+			code: verifier.CodeOtherDatabase,
+		},
+		{
+			name: "system schema wins over other database",
+			in:   verifier.Input{SQL: "SELECT 1 FROM Mysql.user", Database: "shop"},
+			code: verifier.CodeSystemObject,
+		},
+		{
+			name: "configured database named like a system schema is still a system object",
+			in:   verifier.Input{SQL: "SELECT 1 FROM mysql.user", Database: "mysql"},
+			code: verifier.CodeSystemObject,
+		},
+		{
+			name:    "table write update",
+			in:      verifier.Input{SQL: "UPDATE shop.t SET a = abs(b) WHERE id = 1", Database: "shop", Mode: verifier.ModeTableWrite},
+			norm:    "UPDATE `shop`.`t` SET `a`=ABS(`b`) WHERE `id`=1",
+			tables:  []string{"shop.t"},
+			columns: map[string][]string{"shop.t": {"a", "b", "id"}},
+			funcs:   []string{"abs"},
+			op:      verifier.OpUpdate,
+			target:  &verifier.Table{Schema: "shop", Name: "t"},
+		},
+		{
+			name:    "table write insert",
+			in:      verifier.Input{SQL: "INSERT INTO shop.t (a) VALUES ('x\\')", Database: "shop", Mode: verifier.ModeTableWrite},
+			norm:    "INSERT INTO `shop`.`t` (`a`) VALUES ('x\\')",
+			tables:  []string{"shop.t"},
+			columns: map[string][]string{"shop.t": {"a"}},
+			funcs:   []string{},
+			op:      verifier.OpInsert,
+			target:  &verifier.Table{Schema: "shop", Name: "t"},
+		},
+		{
+			name:    "table write delete",
+			in:      verifier.Input{SQL: "DELETE FROM shop.t WHERE id = 1 LIMIT 1", Database: "shop", Mode: verifier.ModeTableWrite},
+			norm:    "DELETE FROM `shop`.`t` WHERE `id`=1 LIMIT 1",
+			tables:  []string{"shop.t"},
+			columns: map[string][]string{"shop.t": {"id"}},
+			funcs:   []string{},
+			op:      verifier.OpDelete,
+			target:  &verifier.Table{Schema: "shop", Name: "t"},
+		},
+		{
+			name:     "full mode keeps the text",
+			in:       verifier.Input{SQL: "drop table x -- bye", Mode: verifier.ModeFull},
+			sameText: true,
+			tables:   []string{},
+			columns:  map[string][]string{},
+			funcs:    []string{},
+			op:       verifier.OpFull,
+		},
+		{
+			name: "full mode refuses two statements",
+			in:   verifier.Input{SQL: "select 1; select 2", Mode: verifier.ModeFull},
+			code: verifier.CodeMultipleStatements,
+		},
+		{
+			name: "unknown mode",
+			in:   verifier.Input{SQL: "SELECT 1", Mode: "write"},
+			code: verifier.CodeStatementNotAllowed,
+		},
+		{
+			name: "too large",
+			in:   verifier.Input{SQL: "SELECT " + strings.Repeat("1+", verifier.MaxSQLBytes) + "1"},
+			code: verifier.CodeInputTooLarge,
+		},
+		{
+			name: "too deep",
+			in:   verifier.Input{SQL: "SELECT " + strings.Repeat("-", 300) + "1"},
+			code: verifier.CodeTooDeep,
+		},
+		{
+			name: "subquery in a read inside table_write is refused",
+			in:   verifier.Input{SQL: "UPDATE shop.t SET a = (SELECT 1)", Database: "shop", Mode: verifier.ModeTableWrite},
+			code: verifier.CodeWriteShapeNotAllowed,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := Verify(tt.in)
+			if tt.code != "" {
+				r, ok := verifier.AsRefusal(err)
+				if !ok || r.Code != tt.code {
+					t.Fatalf("Verify = %v, %v; want refusal %s", v, err, tt.code)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Verify refused: %v", err)
+			}
+			if tt.sameText && v.NormalizedSQL != tt.in.SQL {
+				t.Errorf("full mode changed the text to %q", v.NormalizedSQL)
+			}
+			if tt.norm != "" && v.NormalizedSQL != tt.norm {
+				t.Errorf("normalized\n got %s\nwant %s", v.NormalizedSQL, tt.norm)
+			}
+			if diff := cmp.Diff(tt.tables, v.TableNames()); diff != "" {
+				t.Errorf("tables (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.columns, v.Columns); diff != "" {
+				t.Errorf("columns (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.funcs, v.Functions); diff != "" {
+				t.Errorf("functions (-want +got):\n%s", diff)
+			}
+			if v.Op != tt.op || v.Dialect != verifier.MySQL {
+				t.Errorf("op, dialect = %s, %s; want %s, mysql", v.Op, v.Dialect, tt.op)
+			}
+			if diff := cmp.Diff(tt.target, v.Target); diff != "" {
+				t.Errorf("target (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRefusalMessagesAreStatic checks that no refusal copies input text:
+// every message must be the static one for its code.
+func TestRefusalMessagesAreStatic(t *testing.T) {
+	for _, sql := range []string{
+		"SELECT secret_marker FROM other.keys",
+		"SELECT secret_marker(",
+		"SELECT 1 /*! secret_marker */",
+		"SELECT secret_marker FROM shop.t FOR UPDATE",
+		"UPDATE shop.t SET a = secret_marker()",
+	} {
+		_, err := Verify(verifier.Input{SQL: sql, Database: "shop"})
+		r, ok := verifier.AsRefusal(err)
+		if !ok {
+			t.Fatalf("%q accepted", sql)
+		}
+		if r.Message != verifier.Refuse(r.Code).Message || strings.Contains(r.Error(), "secret_marker") {
+			t.Errorf("%q: message %q is not the static one", sql, r.Message)
+		}
+	}
+}
+
+// TestConcurrent runs Verify from several goroutines; the pooled parsers
+// must not share state (run with -race to check).
+func TestConcurrent(t *testing.T) {
+	queries := []string{
+		"SELECT a FROM shop.t WHERE b = 'x'",
+		"SELECT count(*) FROM shop.u GROUP BY c",
+		"WITH c AS (SELECT 1 AS x) SELECT x FROM c",
+	}
+	want := make([]string, len(queries))
+	for i, q := range queries {
+		v, err := Verify(verifier.Input{SQL: q, Database: "shop"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = v.NormalizedSQL
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 50; i++ {
+				k := (g + i) % len(queries)
+				v, err := Verify(verifier.Input{SQL: queries[k], Database: "shop"})
+				if err != nil || v.NormalizedSQL != want[k] {
+					errs <- queries[k]
+					return
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for q := range errs {
+		t.Errorf("concurrent Verify(%q) differed", q)
+	}
+}
+
+// TestSQLMode pins the engine's sql_mode string: the engine sets exactly
+// this, and normalized SQL is written for it.
+func TestSQLMode(t *testing.T) {
+	for _, want := range []string{"NO_BACKSLASH_ESCAPES", "STRICT_TRANS_TABLES"} {
+		if !strings.Contains(SQLMode, want) {
+			t.Errorf("SQLMode lacks %s", want)
+		}
+	}
+	for _, bad := range []string{"ANSI_QUOTES", "PIPES_AS_CONCAT", "IGNORE_SPACE", "HIGH_NOT_PRECEDENCE", "ANSI"} {
+		for _, m := range strings.Split(SQLMode, ",") {
+			if m == bad {
+				t.Errorf("SQLMode contains %s", bad)
+			}
+		}
+	}
+	if !parserMode.HasNoBackslashEscapesMode() || parserMode.HasANSIQuotesMode() || parserMode.HasPipesAsConcatMode() {
+		t.Errorf("parser mode does not match SQLMode")
+	}
+}
