@@ -1,0 +1,228 @@
+// Package mysql is the dbeast engine for MySQL 8 and MariaDB 10.3 and
+// later, built on github.com/go-sql-driver/mysql.
+//
+// A source is a go-sql-driver DSN (user:password@tcp(host:port)/database);
+// the database it names is the only one a read may touch. Each Engine owns
+// one dedicated connection, opened for one operation.
+//
+// Reads run only on proven tables: non-partitioned InnoDB base tables of the
+// configured database, without generated columns, with at most 64 columns.
+// The proof reads information_schema and the persistent InnoDB table id
+// (which needs PROCESS), and requires the LOCK TABLES privilege; a missing
+// privilege is a refusal naming it, never a weaker check. Every difference
+// between MySQL and MariaDB lives in flavor.go.
+//
+// A read runs: session settings (sql_mode, utf8mb4, time limits) → proof →
+// LOCK TABLES … READ / UNLOCK TABLES (the privilege check) → SET SESSION
+// TRANSACTION READ ONLY → START TRANSACTION READ ONLY → one
+// SELECT … LIMIT 0 per table, whose metadata locks the transaction keeps
+// until it ends → re-proof (identity unchanged) → pins → column
+// obligations → the verdict's SQL → ROLLBACK. LOCK TABLES itself cannot be
+// held for the read: it makes every alias, self-join and repeated use of a
+// locked table fail (error 1100), and it implicitly commits any open
+// transaction. See lockProbe and holdMetadataLocks.
+//
+// Values arrive through the text protocol (statements are sent without
+// placeholders), so DECIMAL, BIGINT UNSIGNED, DATETIME(6) and JSON are
+// returned as the server's exact text and binary columns as binary_hex.
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"time"
+
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"github.com/dbeast/dbeast/engines"
+)
+
+// setupDeadline bounds connection setup (dial, TLS, handshake,
+// authentication and flavor detection). A variable only so tests can
+// shorten it.
+var setupDeadline = engines.SetupDeadline
+
+// operationDeadline bounds one operation. A variable only so tests can
+// shorten it.
+var operationDeadline = engines.OperationDeadline
+
+// setupGrace is how long Open waits past setupDeadline for the attempt to
+// report that it ended, in case a blocking call inside the driver ignores
+// its context; after that Open returns anyway and the attempt, if it ever
+// succeeds, closes its own connection.
+const setupGrace = 2 * time.Second
+
+// ioBackstop bounds every single read or write on the socket. It only
+// matters when the server stops answering mid-operation and the server-side
+// limits did not fire.
+const ioBackstop = engines.SetupDeadline + engines.OperationDeadline
+
+// Driver opens MySQL/MariaDB engines. The zero value is ready to use.
+type Driver struct{}
+
+var _ engines.Driver = Driver{}
+
+// parseConfig parses src.DSN and forces the options the engine depends
+// on, whatever the DSN says: no multi statements (exactly one statement per
+// request), no client-side interpolation (statements without placeholders
+// use the text protocol), no time parsing (values stay exact text), no
+// LOAD DATA LOCAL from arbitrary files, plain column names, and a silent
+// driver logger (its messages can hold addresses and server text).
+func parseConfig(src engines.Source) (*gomysql.Config, error) {
+	if src.Kind != engines.MySQL {
+		return nil, engines.NewError(engines.CodeUnavailable, engines.ReasonBadConfig, nil)
+	}
+	cfg, err := gomysql.ParseDSN(src.DSN)
+	if err != nil {
+		// The parse error may quote the DSN (and its password): dropped.
+		return nil, engines.NewError(engines.CodeUnavailable, engines.ReasonBadConfig, nil)
+	}
+	if cfg.DBName == "" {
+		return nil, engines.NewError(engines.CodeUnavailable, ReasonNoDatabase, nil)
+	}
+	if isSystemDatabase(cfg.DBName) {
+		return nil, engines.NewError(engines.CodeUnavailable, ReasonSystemDatabase, nil)
+	}
+	cfg.MultiStatements = false
+	cfg.InterpolateParams = false
+	cfg.ParseTime = false
+	cfg.AllowAllFiles = false
+	cfg.ColumnsWithAlias = false
+	cfg.Logger = quietLogger{}
+	if cfg.Timeout <= 0 || cfg.Timeout > setupDeadline {
+		cfg.Timeout = setupDeadline
+	}
+	if cfg.ReadTimeout <= 0 || cfg.ReadTimeout > ioBackstop {
+		cfg.ReadTimeout = ioBackstop
+	}
+	if cfg.WriteTimeout <= 0 || cfg.WriteTimeout > ioBackstop {
+		cfg.WriteTimeout = ioBackstop
+	}
+	return cfg, nil
+}
+
+// quietLogger drops the driver's log lines.
+type quietLogger struct{}
+
+func (quietLogger) Print(...any) {}
+
+// Validate parses the DSN without connecting. It requires a database name
+// that is not a system database.
+func (Driver) Validate(src engines.Source) (engines.SourceInfo, error) {
+	cfg, err := parseConfig(src)
+	if err != nil {
+		return engines.SourceInfo{}, err
+	}
+	return engines.SourceInfo{Database: cfg.DBName, DefaultSchema: cfg.DBName}, nil
+}
+
+// Open connects for one operation.
+//
+// The attempt runs under its own context derived from
+// context.Background() with setupDeadline, so a silent server cannot hold
+// it longer than that even if ctx has no deadline; the driver watches that
+// context during the handshake and closes the socket when it ends. A
+// cancelled ctx cancels the attempt too, but Open still returns only once
+// the attempt really ended (or setupDeadline plus a short grace passed),
+// so the caller's concurrency slot is held exactly as long as the attempt
+// can use the network.
+func (Driver) Open(ctx context.Context, src engines.Source) (engines.Engine, error) {
+	cfg, err := parseConfig(src)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError(err, nil)
+	}
+	connector, err := gomysql.NewConnector(cfg)
+	if err != nil {
+		return nil, engines.NewError(engines.CodeUnavailable, engines.ReasonBadConfig, nil)
+	}
+
+	attempt, cancel := context.WithTimeout(context.Background(), setupDeadline)
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+
+	type outcome struct {
+		e   *Engine
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		e, err := connect(attempt, connector, cfg, src)
+		done <- outcome{e, err}
+	}()
+
+	var out outcome
+	timer := time.NewTimer(setupDeadline + setupGrace)
+	defer timer.Stop()
+	select {
+	case out = <-done:
+	case <-timer.C:
+		cancel()
+		go func() {
+			if o := <-done; o.e != nil {
+				_ = o.e.Close()
+			}
+		}()
+		return nil, engines.NewError(engines.CodeUnavailable, engines.ReasonSetupTimeout, nil)
+	}
+	callerErr := ctx.Err()
+	attemptErr := attempt.Err()
+	if out.err == nil {
+		if callerErr != nil {
+			_ = out.e.Close()
+			return nil, ctxError(callerErr, nil)
+		}
+		return out.e, nil
+	}
+	switch {
+	case callerErr != nil:
+		return nil, ctxError(callerErr, out.err)
+	case attemptErr != nil:
+		return nil, engines.NewError(engines.CodeUnavailable, engines.ReasonSetupTimeout, out.err)
+	}
+	return nil, connectError(out.err)
+}
+
+// connectError maps a setup failure to a safe error.
+func connectError(err error) *engines.Error {
+	var ee *engines.Error
+	if errors.As(err, &ee) {
+		return ee
+	}
+	switch mysqlNumber(err) {
+	case errAccessDenied, errDBAccessDenied:
+		return engines.NewError(engines.CodeUnavailable, ReasonAuth, err)
+	}
+	return engines.NewError(engines.CodeUnavailable, engines.ReasonConnect, err)
+}
+
+// connect opens the dedicated connection and detects the flavor, all under
+// the attempt context.
+func connect(ctx context.Context, connector driver.Connector, cfg *gomysql.Config, src engines.Source) (*Engine, error) {
+	db := sql.OpenDB(connector)
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	e := &Engine{db: db, conn: conn, cfg: cfg, src: src}
+	var version, comment string
+	if err := conn.QueryRowContext(ctx, "SELECT VERSION(), @@version_comment, CONNECTION_ID()").Scan(&version, &comment, &e.connID); err != nil {
+		_ = e.Close()
+		return nil, err
+	}
+	fl, ok := detectFlavor(version, comment)
+	if !ok {
+		_ = e.Close()
+		return nil, engines.NewError(engines.CodeUnavailable, ReasonUnsupportedServer, nil)
+	}
+	e.fl = fl
+	return e, nil
+}

@@ -1,0 +1,144 @@
+package mysql
+
+import (
+	"context"
+	"sort"
+
+	"github.com/dbeast/dbeast/engines"
+	"github.com/dbeast/dbeast/verifier"
+)
+
+// testHookBeforeQuery, when set by a test, runs in Read after the proofs
+// and before the query, while the read's locks are held. Nil in production.
+var testHookBeforeQuery func()
+
+// ListTables lists the base tables and views of the configured database as
+// candidates (no proof), sorted by name.
+func (e *Engine) ListTables(ctx context.Context) ([]engines.TableEntry, error) {
+	var out []engines.TableEntry
+	err := e.run(ctx, nil, func(ctx context.Context) error {
+		if err := e.setup(ctx, sessionList); err != nil {
+			return err
+		}
+		rows, err := e.conn.QueryContext(ctx,
+			"SELECT TABLE_NAME, TABLE_TYPE FROM information_schema.TABLES "+
+				"WHERE TABLE_SCHEMA = ? AND TABLE_TYPE IN ('BASE TABLE', 'VIEW')",
+			e.cfg.DBName)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var name, typ string
+			if err := rows.Scan(&name, &typ); err != nil {
+				return err
+			}
+			kind := "table"
+			if typ == "VIEW" {
+				kind = "view"
+			}
+			out = append(out, engines.TableEntry{
+				Table: verifier.Table{Schema: e.cfg.DBName, Name: name},
+				Kind:  kind,
+			})
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Table.Less(out[j].Table) })
+	return out, nil
+}
+
+// Describe proves one table exactly as a read would (including the LOCK
+// TABLES privilege and the stable re-proof) and returns the proof.
+func (e *Engine) Describe(ctx context.Context, t verifier.Table) (*engines.Proof, error) {
+	if err := e.checkSchema(t); err != nil {
+		return nil, err
+	}
+	var proof *engines.Proof
+	err := e.run(ctx, nil, func(ctx context.Context) error {
+		if err := e.setup(ctx, sessionRead); err != nil {
+			return err
+		}
+		proofs, err := e.stableProofs(ctx, []verifier.Table{t}, true)
+		if err != nil {
+			return err
+		}
+		proof = proofs[0]
+		return e.exec(ctx, "ROLLBACK")
+	})
+	if err != nil {
+		return nil, err
+	}
+	return proof, nil
+}
+
+// checkReadVerdict refuses anything but a verified MySQL read before the
+// connection is used.
+func (e *Engine) checkReadVerdict(v *verifier.Verdict) error {
+	if v == nil || v.Dialect != verifier.MySQL || v.NormalizedSQL == "" ||
+		(v.Mode != verifier.ModeRead && v.Mode != "") || (v.Op != verifier.OpRead && v.Op != "") ||
+		len(v.Tables) > verifier.MaxTables {
+		return engines.NewError(engines.CodeIneligible, ReasonBadVerdict, nil)
+	}
+	for _, t := range v.Tables {
+		if err := e.checkSchema(t); err != nil {
+			return err
+		}
+	}
+	return checkFunctions(v)
+}
+
+// Read runs a verified read: session settings (strict sql_mode, time
+// limits), proof of every table, the LOCK TABLES privilege check, SET
+// SESSION TRANSACTION READ ONLY, START TRANSACTION READ ONLY, metadata
+// locks, re-proof, pins, column obligations, then the verdict's
+// NormalizedSQL through the text protocol, and ROLLBACK.
+func (e *Engine) Read(ctx context.Context, r engines.ReadRequest) (*engines.Result, []engines.Proof, error) {
+	v := r.Verdict
+	if err := e.checkReadVerdict(v); err != nil {
+		return nil, nil, err
+	}
+	var (
+		res    *engines.Result
+		proofs []engines.Proof
+	)
+	err := e.run(ctx, nil, func(ctx context.Context) error {
+		if err := e.setup(ctx, sessionRead); err != nil {
+			return err
+		}
+		ps, err := e.stableProofs(ctx, v.Tables, true)
+		if err != nil {
+			return err
+		}
+		for _, p := range ps {
+			if pin, ok := r.Pins[p.Table.String()]; ok && pin != p.Identity {
+				return engines.NewError(engines.CodeIdentityChanged, engines.ReasonIdentityChanged, nil)
+			}
+		}
+		if err := checkColumns(v, ps); err != nil {
+			return err
+		}
+		if testHookBeforeQuery != nil {
+			testHookBeforeQuery()
+		}
+		rows, err := e.conn.QueryContext(ctx, v.NormalizedSQL)
+		if err != nil {
+			return err
+		}
+		res, err = collect(rows, r.Limits)
+		if err != nil {
+			return err
+		}
+		for _, p := range ps {
+			proofs = append(proofs, *p)
+		}
+		return e.exec(ctx, "ROLLBACK")
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, proofs, nil
+}
