@@ -1,0 +1,272 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/dbeast/dbeast/broker/store"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Broker is the running broker. Create it with New, then Start; Close
+// stops it. Its methods are safe for concurrent use.
+type Broker struct {
+	cfg      Config
+	log      *slog.Logger
+	store    store.Store
+	activity *Activity
+	limits   *limiters
+	inflight chan struct{}
+	mcp      *mcp.Server
+	// sourceOps lists the source operation kinds (tool names) registered
+	// on this server, in catalog order; set while registering tools.
+	sourceOps []string
+
+	mu         sync.Mutex
+	state      *savedState
+	sessions   map[string]*Session
+	begins     map[string][]time.Time
+	generation uint64 // grows on every MCP server start
+
+	hookMu       sync.Mutex
+	sessionHooks []func(*Session, EndReason)
+	sharingHooks []func(SharingChange)
+
+	consoleToken string
+
+	srvMu       sync.Mutex
+	mcpAddr     string // the bound address, fixed at the first start
+	mcpSrv      *http.Server
+	consoleAddr string
+	consoleSrv  *http.Server
+	stopJanitor chan struct{}
+	closed      bool
+}
+
+// New loads the saved state and builds the broker without listening.
+func New(cfg Config) (*Broker, error) {
+	if cfg.StateDir == "" {
+		return nil, errors.New("broker: StateDir is required")
+	}
+	if cfg.Listen == "" {
+		cfg.Listen = DefaultListen
+	}
+	if cfg.Console == "" {
+		cfg.Console = DefaultConsole
+	}
+	if err := CheckLoopback(cfg.Listen); err != nil {
+		return nil, err
+	}
+	if err := CheckLoopback(cfg.Console); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
+		return nil, fmt.Errorf("broker: create state dir: %w", err)
+	}
+	st := cfg.Store
+	if st == nil {
+		st = store.Default(cfg.StateDir)
+	}
+	state, err := loadState(cfg.StateDir, st)
+	if err != nil {
+		return nil, err
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	b := &Broker{
+		cfg: cfg, log: log, store: st, activity: &Activity{},
+		limits:   newLimiters(cfg.now),
+		inflight: make(chan struct{}, MaxInFlight),
+		state:    state, sessions: map[string]*Session{}, begins: map[string][]time.Time{},
+		consoleToken: newToken(consoleTokenPrefix),
+	}
+	b.mcp = b.newMCPServer()
+	return b, nil
+}
+
+// CheckLoopback refuses an address that is not a loopback IP with a port.
+// Host names (even "localhost") are refused: the Host rule compares the
+// exact authority, and a name could resolve elsewhere.
+func CheckLoopback(addr string) error {
+	ap, err := netip.ParseAddrPort(addr)
+	if err != nil || !ap.Addr().IsLoopback() {
+		return errNotLoopback
+	}
+	return nil
+}
+
+// Activity is the broker's activity log.
+func (b *Broker) Activity() *Activity { return b.activity }
+
+// Start binds the console and MCP listeners and serves them in the
+// background.
+func (b *Broker) Start() error {
+	b.srvMu.Lock()
+	defer b.srvMu.Unlock()
+	if b.closed {
+		return errors.New("broker: closed")
+	}
+	ln, err := net.Listen("tcp", b.cfg.Console)
+	if err != nil {
+		return fmt.Errorf("broker: console listener: %w", err)
+	}
+	b.consoleAddr = ln.Addr().String()
+	b.consoleSrv = newHTTPServer(b.consoleHandler())
+	go b.consoleSrv.Serve(ln)
+	if err := b.startMCPLocked(); err != nil {
+		b.consoleSrv.Close()
+		return err
+	}
+	b.stopJanitor = make(chan struct{})
+	go b.janitor(b.stopJanitor)
+	return nil
+}
+
+func newHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: headerReadTimout,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       60 * time.Second,
+		MaxHeaderBytes:    32 << 10,
+		ErrorLog:          nil,
+	}
+}
+
+func (b *Broker) startMCPLocked() error {
+	if b.mcpSrv != nil {
+		return nil
+	}
+	addr := b.cfg.Listen
+	if b.mcpAddr != "" {
+		addr = b.mcpAddr // keep the port across stop/start
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("broker: MCP listener: %w", err)
+	}
+	b.mcpAddr = ln.Addr().String()
+	b.mu.Lock()
+	b.generation++
+	b.mu.Unlock()
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return b.mcp }, &mcp.StreamableHTTPOptions{
+		Stateless:           true,
+		JSONResponse:        true,
+		Logger:              b.log,
+		MaxRequestBodyBytes: MaxBodyBytes,
+	})
+	b.mcpSrv = newHTTPServer(b.guard(sdk))
+	go b.mcpSrv.Serve(ln)
+	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Event: "server_started"})
+	return nil
+}
+
+// StopServer stops the MCP listener and ends every session. Connections
+// and their tokens stay; StartServer serves again on the same port.
+func (b *Broker) StopServer() error {
+	b.srvMu.Lock()
+	srv := b.mcpSrv
+	b.mcpSrv = nil
+	b.srvMu.Unlock()
+	if srv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			srv.Close()
+		}
+		b.activity.Add(ActivityEntry{Time: b.cfg.now(), Event: "server_stopped"})
+	}
+	b.endSessions(func(*Session) bool { return true }, EndServerStop)
+	return nil
+}
+
+// StartServer starts the MCP listener after StopServer; a running server
+// is left alone. Sessions from before are gone: a new generation begins.
+func (b *Broker) StartServer() error {
+	b.srvMu.Lock()
+	defer b.srvMu.Unlock()
+	if b.closed {
+		return errors.New("broker: closed")
+	}
+	return b.startMCPLocked()
+}
+
+// Close stops both listeners and ends every session.
+func (b *Broker) Close() error {
+	b.srvMu.Lock()
+	if b.closed {
+		b.srvMu.Unlock()
+		return nil
+	}
+	b.closed = true
+	if b.stopJanitor != nil {
+		close(b.stopJanitor)
+	}
+	console := b.consoleSrv
+	b.srvMu.Unlock()
+	err := b.StopServer()
+	if console != nil {
+		console.Close()
+	}
+	return err
+}
+
+// janitor ends idle and expired sessions even when nobody calls.
+func (b *Broker) janitor(stop chan struct{}) {
+	t := time.NewTicker(15 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			b.mu.Lock()
+			ended := b.sweepLocked(b.cfg.now())
+			b.mu.Unlock()
+			b.runEndHooks(ended)
+		}
+	}
+}
+
+// mcpAuthority is the exact Host the MCP endpoint accepts.
+func (b *Broker) mcpAuthority() string {
+	b.srvMu.Lock()
+	defer b.srvMu.Unlock()
+	return b.mcpAddr
+}
+
+// MCPURL is the endpoint URL, after Start (before it, from the config).
+func (b *Broker) MCPURL() string {
+	a := b.mcpAuthority()
+	if a == "" {
+		a = b.cfg.Listen
+	}
+	return "http://" + a + mcpPath
+}
+
+// ConsoleURL is the console's base URL, without the token.
+func (b *Broker) ConsoleURL() string {
+	b.srvMu.Lock()
+	defer b.srvMu.Unlock()
+	return "http://" + b.consoleAddr + "/"
+}
+
+// ConsoleToken is this start's console bearer token. Show it only to the
+// person (terminal, 0600 file), never to an agent.
+func (b *Broker) ConsoleToken() string { return b.consoleToken }
+
+// persistLocked saves the state. Callers roll back their change on error.
+func (b *Broker) persistLocked() error {
+	return saveState(b.cfg.StateDir, b.store, b.state)
+}

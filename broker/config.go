@@ -1,0 +1,51 @@
+package broker
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/dbeast/dbeast/broker/store"
+	"github.com/dbeast/dbeast/engines"
+)
+
+// Default addresses. Both listeners accept loopback addresses only.
+const (
+	DefaultListen  = "127.0.0.1:54832"
+	DefaultConsole = "127.0.0.1:54833"
+)
+
+// Config configures a Broker. It is built in cmd/ from flags; the broker
+// reads no flags or environment itself.
+type Config struct {
+	// StateDir holds config.json and, with the file store, the saved
+	// state. Required. Created with mode 0700 when missing.
+	StateDir string
+	// Listen is the MCP endpoint's loopback address; empty means
+	// DefaultListen. Port 0 picks a free port (tests); the Host rule then
+	// uses the port actually bound.
+	Listen string
+	// Console is the console API's loopback address; empty means
+	// DefaultConsole. Port 0 picks a free port.
+	Console string
+	// Clock returns the current time; nil means time.Now. Tests inject a
+	// manual clock to drive session deadlines and rate limits.
+	Clock func() time.Time
+	// Drivers validates sources by kind when a source is added. A kind
+	// without a driver is still accepted: SQLite by checking that the file
+	// exists, the others by a syntactic check of the DSN's presence only.
+	// Nil means no drivers.
+	Drivers map[engines.Kind]engines.Driver
+	// Store keeps connections, sharing and sources with their secrets; nil
+	// means store.Default(StateDir) (the Keychain on macOS, else the file).
+	Store store.Store
+	// Logger receives operational messages (never tokens, DSNs, SQL
+	// results); nil discards them.
+	Logger *slog.Logger
+}
+
+func (c Config) now() time.Time {
+	if c.Clock != nil {
+		return c.Clock()
+	}
+	return time.Now()
+}

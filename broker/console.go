@@ -1,0 +1,151 @@
+package broker
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"path"
+	"strings"
+)
+
+// consoleHandler serves the console API for the human side (approval UI,
+// tray, tests). Its rules, checked before any route: exact Host (403), an
+// Origin other than the console's own (403), no clean-path redirects
+// (404), the per-start console token (401), a 256 KiB body cap (413).
+func (b *Broker) consoleHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/sources", b.apiAddSource)
+	mux.HandleFunc("GET /api/sources", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, b.Sources()) })
+	mux.HandleFunc("DELETE /api/sources/{id}", func(w http.ResponseWriter, r *http.Request) {
+		writeResult(w, b.RemoveSource(r.PathValue("id")))
+	})
+	mux.HandleFunc("POST /api/connections", b.apiCreateConnection)
+	mux.HandleFunc("GET /api/connections", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, b.Connections()) })
+	mux.HandleFunc("DELETE /api/connections/{id}", func(w http.ResponseWriter, r *http.Request) {
+		writeResult(w, b.RevokeConnection(r.PathValue("id")))
+	})
+	mux.HandleFunc("PUT /api/sharing", b.apiSetSharing)
+	mux.HandleFunc("GET /api/sharing", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, b.Sharing()) })
+	mux.HandleFunc("GET /api/sessions", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, b.Sessions()) })
+	mux.HandleFunc("DELETE /api/sessions/{id}", func(w http.ResponseWriter, r *http.Request) {
+		writeResult(w, b.EndSession(r.PathValue("id")))
+	})
+	mux.HandleFunc("POST /api/stop-all", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]int{"ended": b.StopAll()})
+	})
+	mux.HandleFunc("POST /api/server/stop", func(w http.ResponseWriter, _ *http.Request) { writeResult(w, b.StopServer()) })
+	mux.HandleFunc("POST /api/server/start", func(w http.ResponseWriter, _ *http.Request) { writeResult(w, b.StartServer()) })
+	mux.HandleFunc("GET /api/activity", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, b.activity.List()) })
+
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		setStrictHeaders(w.Header())
+		b.srvMu.Lock()
+		authority := b.consoleAddr
+		b.srvMu.Unlock()
+		if r.Host != authority {
+			http.Error(w, "forbidden", http.StatusForbidden)
+			return
+		}
+		if origins, ok := r.Header["Origin"]; ok && (len(origins) != 1 || origins[0] != "http://"+authority) {
+			http.Error(w, "forbidden", http.StatusForbidden)
+			return
+		}
+		if r.URL.Path != path.Clean(r.URL.Path) || !strings.HasPrefix(r.URL.Path, "/api/") || r.URL.RawQuery != "" {
+			http.Error(w, "not found", http.StatusNotFound)
+			return
+		}
+		vals := r.Header.Values("Authorization")
+		scheme, tok, _ := strings.Cut(strings.Join(vals, ""), " ")
+		if len(vals) != 1 || !strings.EqualFold(scheme, "Bearer") || !wellFormed(tok, consoleTokenPrefix) ||
+			!hashToken(tok).equal(hashToken(b.consoleToken)) {
+			w.Header().Set("WWW-Authenticate", "Bearer")
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		if r.ContentLength > MaxBodyBytes {
+			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		mux.ServeHTTP(noCookies{w}, r)
+	})
+}
+
+func (b *Broker) apiAddSource(w http.ResponseWriter, r *http.Request) {
+	var ns NewSource
+	if !readJSON(w, r, &ns) {
+		return
+	}
+	src, err := b.AddSource(ns)
+	if err != nil {
+		writeResult(w, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, map[string]string{"source_id": src.ID})
+}
+
+func (b *Broker) apiCreateConnection(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Label string `json:"label"`
+	}
+	if !readJSON(w, r, &in) {
+		return
+	}
+	nc, err := b.CreateConnection(in.Label)
+	if err != nil {
+		writeResult(w, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, nc)
+}
+
+func (b *Broker) apiSetSharing(w http.ResponseWriter, r *http.Request) {
+	var e SharingEntry
+	if !readJSON(w, r, &e) {
+		return
+	}
+	writeResult(w, b.SetSharing(e))
+}
+
+// readJSON decodes one JSON object with no unknown fields.
+func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+			return false
+		}
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "the request body is not the expected JSON object"})
+		return false
+	}
+	return true
+}
+
+// writeResult answers with ok or with the error's static message and a
+// fitting status. Broker errors are static; anything else is hidden.
+func writeResult(w http.ResponseWriter, err error) {
+	switch {
+	case err == nil:
+		writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+	case errors.Is(err, ErrNotFound):
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": ErrNotFound.Error()})
+	case errors.Is(err, ErrTooMany):
+		writeJSON(w, http.StatusConflict, map[string]string{"error": ErrTooMany.Error()})
+	default:
+		for _, known := range []error{ErrBadKind, ErrBadAlias, ErrNeedPath, ErrNeedDSN, ErrNoSuchFile, ErrInvalidSource, ErrBadLevel, ErrBadTable} {
+			if errors.Is(err, known) {
+				writeJSON(w, http.StatusBadRequest, map[string]string{"error": known.Error()})
+				return
+			}
+		}
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "broker: internal error"})
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}

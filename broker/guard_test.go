@@ -1,0 +1,235 @@
+package broker
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+
+// TestGuardRules sends raw HTTP requests, one per rule, and checks the
+// status, the fixed 401 body, and that no response carries cookies or
+// CORS headers.
+func TestGuardRules(t *testing.T) {
+	e := newEnv(t, "")
+	good := e.newConnection("good")
+	revoked := e.newConnection("revoked")
+	if st := e.console("DELETE", "/api/connections/"+revoked.ID, nil, nil); st != http.StatusOK {
+		t.Fatalf("revoke: %d", st)
+	}
+	authority := strings.TrimPrefix(strings.TrimSuffix(e.b.MCPURL(), "/mcp"), "http://")
+	_, port, _ := strings.Cut(authority, ":")
+	base := func() map[string]string {
+		return map[string]string{
+			"Authorization": "Bearer " + good.Token,
+			"Content-Type":  "application/json",
+			"Accept":        "application/json, text/event-stream",
+		}
+	}
+	with := func(k, v string) map[string]string {
+		h := base()
+		if v == "" {
+			delete(h, k)
+		} else {
+			h[k] = v
+		}
+		return h
+	}
+	big := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pad":"` + strings.Repeat("a", MaxBodyBytes) + `"}}`
+	cases := []struct {
+		name    string
+		method  string
+		path    string
+		hdr     map[string]string
+		body    string
+		chunked bool
+		want    int
+	}{
+		{"valid", "POST", "/mcp", base(), initBody, false, 200},
+		{"browser fetch metadata is not a reason to refuse", "POST", "/mcp", with("Sec-Fetch-Mode", "cors"), initBody, false, 200},
+		{"host localhost", "POST", "/mcp", with("Host", "localhost:"+port), initBody, false, 403},
+		{"host ipv6 loopback", "POST", "/mcp", with("Host", "[::1]:"+port), initBody, false, 403},
+		{"host other port", "POST", "/mcp", with("Host", "127.0.0.1:1"), initBody, false, 403},
+		{"host without port", "POST", "/mcp", with("Host", "127.0.0.1"), initBody, false, 403},
+		{"host checked before auth", "POST", "/mcp", map[string]string{"Host": "evil.example:" + port}, initBody, false, 403},
+		{"origin null", "POST", "/mcp", with("Origin", "null"), initBody, false, 403},
+		{"origin own", "POST", "/mcp", with("Origin", "http://"+authority), initBody, false, 403},
+		{"origin foreign", "POST", "/mcp", with("Origin", "https://evil.example"), initBody, false, 403},
+		{"no token", "POST", "/mcp", with("Authorization", ""), initBody, false, 401},
+		{"bearer without token", "POST", "/mcp", with("Authorization", "Bearer"), initBody, false, 401},
+		{"basic scheme", "POST", "/mcp", with("Authorization", "Basic "+good.Token), initBody, false, 401},
+		{"malformed token", "POST", "/mcp", with("Authorization", "Bearer dbc_x"), initBody, false, 401},
+		{"unknown token", "POST", "/mcp", with("Authorization", "Bearer "+newToken(connTokenPrefix)), initBody, false, 401},
+		{"revoked token", "POST", "/mcp", with("Authorization", "Bearer "+revoked.Token), initBody, false, 401},
+		{"console token", "POST", "/mcp", with("Authorization", "Bearer "+e.b.ConsoleToken()), initBody, false, 401},
+		{"body too large with length", "POST", "/mcp", base(), big, false, 413},
+		{"body too large chunked", "POST", "/mcp", base(), big, true, 413},
+		{"GET", "GET", "/mcp", base(), "", false, 405},
+		{"DELETE", "DELETE", "/mcp", base(), "", false, 405},
+		{"PUT", "PUT", "/mcp", base(), initBody, false, 405},
+		{"root path", "POST", "/", base(), initBody, false, 404},
+		{"trailing slash", "POST", "/mcp/", base(), initBody, false, 404},
+		{"query", "POST", "/mcp?x=1", base(), initBody, false, 404},
+		{"other path", "POST", "/sse", base(), initBody, false, 404},
+	}
+	var unauthorized []string
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e.clock.Advance(10 * time.Second) // fresh rate buckets
+			var body io.Reader = strings.NewReader(c.body)
+			if c.chunked {
+				body = io.MultiReader(strings.NewReader(c.body)) // unknown length: sent chunked
+			}
+			req, _ := http.NewRequest(c.method, strings.TrimSuffix(e.b.MCPURL(), "/mcp")+c.path, body)
+			if c.chunked {
+				req.ContentLength = -1
+			}
+			for k, v := range c.hdr {
+				if k == "Host" {
+					req.Host = v
+				} else {
+					req.Header.Set(k, v)
+				}
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != c.want {
+				t.Fatalf("status %d, want %d (%s)", resp.StatusCode, c.want, raw)
+			}
+			if c.chunked && len(resp.Request.TransferEncoding) == 0 && resp.Request.ContentLength > 0 {
+				t.Fatalf("request was not sent chunked")
+			}
+			if c.want == 401 {
+				unauthorized = append(unauthorized, string(raw))
+			}
+			checkNoCookiesOrCORS(t, resp.Header)
+			if resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+				t.Errorf("missing nosniff")
+			}
+		})
+	}
+	for _, b := range unauthorized {
+		if b != unauthorizedBody {
+			t.Errorf("401 body %q, want the one fixed body", b)
+		}
+	}
+}
+
+func checkNoCookiesOrCORS(t *testing.T, h http.Header) {
+	t.Helper()
+	for k := range h {
+		lk := strings.ToLower(k)
+		if lk == "set-cookie" || strings.HasPrefix(lk, "access-control-") {
+			t.Errorf("response carries %s", k)
+		}
+	}
+}
+
+// TestRateLimits checks 429 with Retry-After after 20 requests per second
+// from one connection, and after 60 per second overall. The clock is
+// frozen, so buckets refill only when the test says.
+func TestRateLimits(t *testing.T) {
+	e := newEnv(t, "")
+	var conns []NewConnection
+	for i := range 5 {
+		conns = append(conns, e.newConnection("c"+string(rune('0'+i))))
+	}
+	post := func(tok string) *http.Response {
+		return rawPost(t, e.b.MCPURL(), map[string]string{
+			"Authorization": "Bearer " + tok, "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+		}, strings.NewReader(initBody))
+	}
+	t.Run("per client", func(t *testing.T) {
+		e.clock.Advance(10 * time.Second)
+		for i := range perClientRate {
+			if r := post(conns[0].Token); r.StatusCode != 200 {
+				t.Fatalf("request %d: %d", i, r.StatusCode)
+			}
+		}
+		r := post(conns[0].Token)
+		if r.StatusCode != 429 || r.Header.Get("Retry-After") == "" {
+			t.Fatalf("21st request: %d, Retry-After %q", r.StatusCode, r.Header.Get("Retry-After"))
+		}
+		if r := post(conns[1].Token); r.StatusCode != 200 {
+			t.Fatalf("another client was limited: %d", r.StatusCode)
+		}
+		e.clock.Advance(time.Second)
+		if r := post(conns[0].Token); r.StatusCode != 200 {
+			t.Fatalf("after a second: %d", r.StatusCode)
+		}
+	})
+	t.Run("global", func(t *testing.T) {
+		e.clock.Advance(10 * time.Second)
+		n := 0
+		for _, c := range conns[:4] {
+			for range globalRate / 4 {
+				if r := post(c.Token); r.StatusCode != 200 {
+					t.Fatalf("request %d: %d", n, r.StatusCode)
+				}
+				n++
+			}
+		}
+		r := post(conns[4].Token)
+		if r.StatusCode != 429 || r.Header.Get("Retry-After") == "" {
+			t.Fatalf("61st request: %d", r.StatusCode)
+		}
+	})
+}
+
+// TestInFlightLimit holds 16 requests open (their bodies never finish)
+// and checks the 17th gets 503 with Retry-After, and that the slots free
+// up once they end.
+func TestInFlightLimit(t *testing.T) {
+	e := newEnv(t, "")
+	nc := e.newConnection("agent")
+	hdr := map[string]string{"Authorization": "Bearer " + nc.Token, "Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+	var writers []*io.PipeWriter
+	var wg sync.WaitGroup
+	for range MaxInFlight {
+		pr, pw := io.Pipe()
+		writers = append(writers, pw)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest("POST", e.b.MCPURL(), pr)
+			for k, v := range hdr {
+				req.Header.Set(k, v)
+			}
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+		pw.Write([]byte(`{"jsonrpc":"2.0",`))
+	}
+	// Wait until all 16 hold a slot.
+	deadline := time.Now().Add(5 * time.Second)
+	for len(e.b.inflight) < MaxInFlight && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if len(e.b.inflight) != MaxInFlight {
+		t.Fatalf("only %d requests in flight", len(e.b.inflight))
+	}
+	r := rawPost(t, e.b.MCPURL(), hdr, bytes.NewReader([]byte(initBody)))
+	if r.StatusCode != 503 || r.Header.Get("Retry-After") == "" {
+		t.Fatalf("17th request: %d", r.StatusCode)
+	}
+	for _, pw := range writers {
+		pw.Write([]byte(`"id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`))
+		pw.Close()
+	}
+	wg.Wait()
+	e.clock.Advance(10 * time.Second)
+	if r := rawPost(t, e.b.MCPURL(), hdr, bytes.NewReader([]byte(initBody))); r.StatusCode != 200 {
+		t.Fatalf("after the slots freed: %d", r.StatusCode)
+	}
+}

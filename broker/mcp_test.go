@@ -1,0 +1,169 @@
+package broker
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestMCPFullRun is an agent's whole life with the SDK's own client:
+// discover at 2026-07-28 (asserted: the client silently falls back
+// otherwise), tools/list with every input schema bounded at every level,
+// begin_session, list_catalog, end_session.
+func TestMCPFullRun(t *testing.T) {
+	e := newEnv(t, "")
+	nc := e.newConnection("agent")
+	srcID, srcPath := addSQLiteSource(t, e, "")
+	if st := e.console("PUT", "/api/sharing", SharingEntry{ConnectionID: nc.ID, SourceID: srcID, DatabaseLevel: LevelAsk}, nil); st != http.StatusOK {
+		t.Fatalf("sharing: %d", st)
+	}
+	cs := e.mustConnect(nc.Token, "")
+	ir := cs.InitializeResult()
+	if ir.ProtocolVersion != "2026-07-28" {
+		t.Fatalf("negotiated %q, want 2026-07-28", ir.ProtocolVersion)
+	}
+	if ir.Instructions != Instructions {
+		t.Errorf("instructions not delivered")
+	}
+
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, tool := range tools.Tools {
+		names[tool.Name] = true
+		raw, _ := json.Marshal(tool.InputSchema)
+		var s jsonschema.Schema
+		if err := json.Unmarshal(raw, &s); err != nil {
+			t.Fatalf("%s: schema: %v", tool.Name, err)
+		}
+		if err := checkLimits(&s, tool.Name); err != nil {
+			t.Errorf("tools/list: %v", err)
+		}
+		if tool.Description == "" {
+			t.Errorf("%s has no description", tool.Name)
+		}
+	}
+	for _, want := range []string{"begin_session", "list_catalog", "end_session"} {
+		if !names[want] {
+			t.Errorf("tool %s missing", want)
+		}
+	}
+	if len(names) != 3 {
+		t.Errorf("got %d tools, want exactly 3 (no stubs)", len(names))
+	}
+
+	tok, sid := begin(t, cs)
+	if sid == "" || len(tok) != 47 {
+		t.Fatalf("bad session id/token shape")
+	}
+	cat, code := call(t, cs, "list_catalog", map[string]any{"session_token": tok})
+	if code != "" {
+		t.Fatalf("list_catalog: %s", code)
+	}
+	raw, _ := json.Marshal(cat)
+	var got listCatalogOut
+	json.Unmarshal(raw, &got)
+	if len(got.Sources) != 1 || got.Sources[0].SourceID != srcID || got.Sources[0].SharedAccess != LevelAsk || got.Sources[0].Alias != "SQLite source 1" {
+		t.Fatalf("catalog = %s", raw)
+	}
+	for _, secret := range []string{srcPath, nc.Token, tok} {
+		if strings.Contains(string(raw), secret) {
+			t.Fatalf("catalog leaks a secret")
+		}
+	}
+	if _, code := call(t, cs, "end_session", map[string]any{"session_token": tok}); code != "" {
+		t.Fatalf("end_session: %s", code)
+	}
+	if _, code := call(t, cs, "list_catalog", map[string]any{"session_token": tok}); code != CodeSessionExpired {
+		t.Fatalf("after end_session: %q, want session_expired", code)
+	}
+}
+
+// TestMCPOlderProtocol pins the client to the last pre-2026 version: the
+// legacy initialize handshake still works in stateless mode.
+func TestMCPOlderProtocol(t *testing.T) {
+	for _, version := range []string{"2025-11-25", "2025-06-18"} {
+		t.Run(version, func(t *testing.T) {
+			e := newEnv(t, "")
+			nc := e.newConnection("old agent")
+			cs := e.mustConnect(nc.Token, version)
+			if got := cs.InitializeResult().ProtocolVersion; got != version {
+				t.Fatalf("negotiated %q, want %q", got, version)
+			}
+			tok, _ := begin(t, cs)
+			if _, code := call(t, cs, "list_catalog", map[string]any{"session_token": tok}); code != "" {
+				t.Fatalf("list_catalog: %s", code)
+			}
+		})
+	}
+}
+
+// TestInvalidInput checks that schema violations are invalid_input tool
+// errors with a static message, not the SDK's text.
+func TestInvalidInput(t *testing.T) {
+	e := newEnv(t, "")
+	nc := e.newConnection("agent")
+	cs := e.mustConnect(nc.Token, "")
+	tok, _ := begin(t, cs)
+	long := make([]byte, 65)
+	for i := range long {
+		long[i] = 'a'
+	}
+	cases := []struct {
+		name string
+		tool string
+		args map[string]any
+		want Code
+	}{
+		{"unknown property", "list_catalog", map[string]any{"session_token": tok, "sql": "x"}, CodeInvalidInput},
+		{"missing token", "list_catalog", map[string]any{}, CodeInvalidInput},
+		{"token wrong type", "list_catalog", map[string]any{"session_token": 5}, CodeInvalidInput},
+		{"token wrong shape", "end_session", map[string]any{"session_token": "dbs_short"}, CodeInvalidInput},
+		{"label too long", "begin_session", map[string]any{"label": string(long)}, CodeInvalidInput},
+		{"label control char", "begin_session", map[string]any{"label": "a\nb"}, CodeInvalidInput},
+		{"well-formed unknown token", "list_catalog", map[string]any{"session_token": newToken(sessionTokenPrefix)}, CodeSessionExpired},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e.clock.Advance(5e9) // refill the rate buckets
+			m, code := call(t, cs, c.tool, c.args)
+			if code != c.want {
+				t.Fatalf("code %q, want %q", code, c.want)
+			}
+			msg := m["error"].(map[string]any)["message"].(string)
+			if msg != messages[c.want] && msg != msgLabelInvalid {
+				t.Fatalf("message %q is not a static message", msg)
+			}
+		})
+	}
+}
+
+// TestPanicRecovered registers a panicking tool (in this test only) and
+// checks the process survives and the caller gets execution_failed.
+func TestPanicRecovered(t *testing.T) {
+	type in struct {
+		X int `json:"x" limit:"minimum=0,maximum=1"`
+	}
+	e := newEnv(t, "", func(b *Broker) {
+		addTool(b, b.mcp, &mcp.Tool{Name: "boom", Description: "panics"}, func(context.Context, Call, in) (*endSessionOut, error) {
+			panic("boom")
+		})
+	})
+	nc := e.newConnection("agent")
+	cs := e.mustConnect(nc.Token, "")
+	for range 2 {
+		if _, code := call(t, cs, "boom", map[string]any{"x": 1}); code != CodeExecutionFailed {
+			t.Fatalf("code %q, want execution_failed", code)
+		}
+	}
+	if _, code := call(t, cs, "begin_session", map[string]any{}); code != "" {
+		t.Fatalf("server unusable after panic: %s", code)
+	}
+}

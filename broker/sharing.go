@@ -1,0 +1,286 @@
+package broker
+
+import (
+	"errors"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Level is a database-level standing access. Its order is its strength.
+type Level string
+
+// Database levels, weakest first.
+const (
+	LevelNone      Level = "none"
+	LevelAsk       Level = "ask"        // visible in the catalog; every access prompts
+	LevelRead      Level = "read"       // like a strict source read grant
+	LevelReadWrite Level = "read_write" // like a full SQL grant
+)
+
+func (l Level) rank() int {
+	switch l {
+	case LevelAsk:
+		return 1
+	case LevelRead:
+		return 2
+	case LevelReadWrite:
+		return 3
+	}
+	return 0
+}
+
+// TableAccess is a per-table standing access.
+type TableAccess string
+
+// Table levels, weakest first.
+const (
+	TableRead      TableAccess = "read"
+	TableReadWrite TableAccess = "read_write"
+)
+
+func (a TableAccess) rank() int {
+	switch a {
+	case TableRead:
+		return 1
+	case TableReadWrite:
+		return 2
+	}
+	return 0
+}
+
+// AllConnections is the ConnectionID of an entry that applies to every
+// connection ("All Agents").
+const AllConnections = "all"
+
+// TableShare is standing access to one table, matched by name.
+type TableShare struct {
+	Schema string      `json:"schema"`
+	Name   string      `json:"name"`
+	Access TableAccess `json:"access"`
+}
+
+// SharingEntry is one sharing setting: a source shared with one connection
+// or with all of them.
+type SharingEntry struct {
+	ConnectionID  string       `json:"connection_id"`
+	SourceID      string       `json:"source_id"`
+	DatabaseLevel Level        `json:"database_level"`
+	Tables        []TableShare `json:"tables"`
+}
+
+// Access is the effective standing access of one connection on one
+// source: the union of its own entry and the All Agents entry, the higher
+// level winning for the database and for each table.
+type Access struct {
+	DatabaseLevel Level        `json:"shared_access"`
+	Tables        []TableShare `json:"shared_tables"`
+}
+
+// Visible reports whether the source appears in the connection's catalog.
+func (a Access) Visible() bool { return a.DatabaseLevel.rank() > 0 || len(a.Tables) > 0 }
+
+// SharingChange tells features that a source's sharing changed for some
+// connections. Narrowed is true when any of them lost anything (see
+// narrows); features then revoke those connections' grants and requests on
+// the source. Widening never revokes.
+type SharingChange struct {
+	SourceID      string
+	Connections   []string
+	Narrowed      bool
+	SourceRemoved bool
+}
+
+// maxSharedTables bounds one entry's table list.
+const maxSharedTables = 1024
+
+// Errors of sharing settings.
+var (
+	ErrBadLevel = errors.New("broker: database_level must be none, ask, read or read_write and table access read or read_write")
+	ErrBadTable = errors.New("broker: a shared table needs a schema and a name of at most 128 characters, listed once")
+)
+
+// SetSharing replaces the entry for (ConnectionID, SourceID). An entry with
+// level none and no tables removes the setting.
+func (b *Broker) SetSharing(e SharingEntry) error {
+	if e.DatabaseLevel == "" {
+		e.DatabaseLevel = LevelNone
+	}
+	if e.DatabaseLevel.rank() == 0 && e.DatabaseLevel != LevelNone {
+		return ErrBadLevel
+	}
+	if len(e.Tables) > maxSharedTables {
+		return ErrTooMany
+	}
+	seen := map[[2]string]bool{}
+	for _, t := range e.Tables {
+		if t.Access.rank() == 0 {
+			return ErrBadLevel
+		}
+		k := [2]string{t.Schema, t.Name}
+		if t.Schema == "" || t.Name == "" || len(t.Schema) > 128 || len(t.Name) > 128 || seen[k] {
+			return ErrBadTable
+		}
+		seen[k] = true
+	}
+	e.Tables = slices.Clone(e.Tables)
+	sort.Slice(e.Tables, func(i, j int) bool {
+		return e.Tables[i].Schema+"\x00"+e.Tables[i].Name < e.Tables[j].Schema+"\x00"+e.Tables[j].Name
+	})
+
+	b.mu.Lock()
+	if b.sourceIndexLocked(e.SourceID) < 0 {
+		b.mu.Unlock()
+		return ErrNotFound
+	}
+	if e.ConnectionID != AllConnections && !b.connectionExistsLocked(e.ConnectionID) {
+		b.mu.Unlock()
+		return ErrNotFound
+	}
+	prev := b.state.Sharing
+	var old *SharingEntry
+	next := make([]*SharingEntry, 0, len(prev)+1)
+	for _, x := range prev {
+		if x.ConnectionID == e.ConnectionID && x.SourceID == e.SourceID {
+			old = x
+			continue
+		}
+		next = append(next, x)
+	}
+	remove := e.DatabaseLevel == LevelNone && len(e.Tables) == 0
+	if !remove {
+		next = append(next, &e)
+	}
+	b.state.Sharing = next
+	if err := b.persistLocked(); err != nil {
+		b.state.Sharing = prev
+		b.mu.Unlock()
+		return err
+	}
+	var conns []string
+	if old != nil {
+		conns = b.entryConnectionsLocked(old)
+	} else {
+		conns = b.entryConnectionsLocked(&e)
+	}
+	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Alias: b.state.Sources[b.sourceIndexLocked(e.SourceID)].Alias, Event: "sharing_changed"})
+	b.mu.Unlock()
+	newEntry := &e
+	if remove {
+		newEntry = nil
+	}
+	b.notifySharing(SharingChange{SourceID: e.SourceID, Connections: conns, Narrowed: narrows(old, newEntry)})
+	return nil
+}
+
+// narrows reports whether replacing old by new takes anything away: the
+// entry removed, its database level lowered, a table unshared or lowered.
+// It compares entries, not unions, because the contract treats removing a
+// connection's own entry as narrowing even when an All Agents entry still
+// gives the same access.
+func narrows(old, new *SharingEntry) bool {
+	if old == nil {
+		return false
+	}
+	if new == nil {
+		return true
+	}
+	if new.DatabaseLevel.rank() < old.DatabaseLevel.rank() {
+		return true
+	}
+	for _, ot := range old.Tables {
+		found := false
+		for _, nt := range new.Tables {
+			if nt.Schema == ot.Schema && nt.Name == ot.Name {
+				found = nt.Access.rank() >= ot.Access.rank()
+			}
+		}
+		if !found {
+			return true
+		}
+	}
+	return false
+}
+
+// Sharing lists every sharing entry.
+func (b *Broker) Sharing() []SharingEntry {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]SharingEntry, 0, len(b.state.Sharing))
+	for _, e := range b.state.Sharing {
+		c := *e
+		c.Tables = slices.Clone(e.Tables)
+		if c.Tables == nil {
+			c.Tables = []TableShare{}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// EffectiveAccess is the union of the connection's entry and the All Agents
+// entry for the source.
+func (b *Broker) EffectiveAccess(connID, sourceID string) Access {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.effectiveAccessLocked(connID, sourceID)
+}
+
+func (b *Broker) effectiveAccessLocked(connID, sourceID string) Access {
+	acc := Access{DatabaseLevel: LevelNone}
+	tables := map[[2]string]TableAccess{}
+	for _, e := range b.state.Sharing {
+		if e.SourceID != sourceID || (e.ConnectionID != connID && e.ConnectionID != AllConnections) {
+			continue
+		}
+		if e.DatabaseLevel.rank() > acc.DatabaseLevel.rank() {
+			acc.DatabaseLevel = e.DatabaseLevel
+		}
+		for _, t := range e.Tables {
+			k := [2]string{t.Schema, t.Name}
+			if t.Access.rank() > tables[k].rank() {
+				tables[k] = t.Access
+			}
+		}
+	}
+	acc.Tables = []TableShare{}
+	for k, a := range tables {
+		acc.Tables = append(acc.Tables, TableShare{Schema: k[0], Name: k[1], Access: a})
+	}
+	sort.Slice(acc.Tables, func(i, j int) bool {
+		return strings.Compare(acc.Tables[i].Schema+"\x00"+acc.Tables[i].Name, acc.Tables[j].Schema+"\x00"+acc.Tables[j].Name) < 0
+	})
+	return acc
+}
+
+// entryConnectionsLocked lists the connections an entry applies to.
+func (b *Broker) entryConnectionsLocked(e *SharingEntry) []string {
+	if e.ConnectionID != AllConnections {
+		return []string{e.ConnectionID}
+	}
+	out := make([]string, 0, len(b.state.Connections))
+	for _, c := range b.state.Connections {
+		out = append(out, c.ID)
+	}
+	return out
+}
+
+// OnSharingChange registers f to run after every sharing change, outside
+// the broker's lock, in registration order. Register before Start.
+func (b *Broker) OnSharingChange(f func(SharingChange)) {
+	b.hookMu.Lock()
+	defer b.hookMu.Unlock()
+	b.sharingHooks = append(b.sharingHooks, f)
+}
+
+func (b *Broker) notifySharing(c SharingChange) {
+	if len(c.Connections) == 0 {
+		return
+	}
+	b.hookMu.Lock()
+	hooks := slices.Clone(b.sharingHooks)
+	b.hookMu.Unlock()
+	for _, f := range hooks {
+		f(c)
+	}
+}

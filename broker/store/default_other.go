@@ -1,0 +1,6 @@
+//go:build !(darwin && cgo)
+
+package store
+
+// Default returns the platform's preferred backend: the state file.
+func Default(stateDir string) Store { return NewFile(stateDir) }

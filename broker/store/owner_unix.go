@@ -1,0 +1,25 @@
+//go:build unix
+
+package store
+
+import (
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// oNoFollow makes Load refuse a symbolic link in place of the state file.
+const oNoFollow = syscall.O_NOFOLLOW
+
+// checkOwnerMode refuses fi when it is not owned by the current user or
+// has any permission bit of deny set.
+func checkOwnerMode(fi fs.FileInfo, deny fs.FileMode) error {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || int(st.Uid) != os.Getuid() {
+		return ErrNotOwner
+	}
+	if fi.Mode().Perm()&deny != 0 {
+		return ErrMode
+	}
+	return nil
+}

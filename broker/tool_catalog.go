@@ -1,0 +1,65 @@
+package broker
+
+import (
+	"context"
+
+	"github.com/dbeast/dbeast/engines"
+)
+
+type listCatalogIn struct {
+	SessionToken SessionToken `json:"session_token" jsonschema:"the secret from begin_session"`
+}
+
+// CatalogSource is a shared source as an agent sees it: never a host,
+// port, user, password, path or DSN.
+type CatalogSource struct {
+	SourceID     string       `json:"source_id"`
+	Alias        string       `json:"alias"`
+	Kind         engines.Kind `json:"kind"`
+	ReadOnly     bool         `json:"read_only"`
+	Operations   []string     `json:"operations" jsonschema:"the operation kinds (tool names) available on this source"`
+	SharedAccess Level        `json:"shared_access" jsonschema:"standing database-level access: ask (every access needs approval), read or read_write; informational, not a request argument"`
+	SharedTables []TableShare `json:"shared_tables" jsonschema:"standing per-table access; informational, not a request argument"`
+}
+
+// CatalogDocument is an open document as an agent sees it: never its path.
+type CatalogDocument struct {
+	FileID  string `json:"file_id"`
+	Alias   string `json:"alias"`
+	Kind    string `json:"kind"`
+	Version int    `json:"version"`
+}
+
+type listCatalogOut struct {
+	Sources   []CatalogSource   `json:"sources"`
+	Documents []CatalogDocument `json:"documents"`
+}
+
+// writeOps are operation kinds a read-only source never offers.
+var writeOps = map[string]bool{"request_sql": true}
+
+func (b *Broker) toolListCatalog(_ context.Context, c Call, in listCatalogIn) (*listCatalogOut, error) {
+	if _, terr := b.session(c.ConnectionID, string(in.SessionToken)); terr != nil {
+		return nil, terr
+	}
+	out := &listCatalogOut{Sources: []CatalogSource{}, Documents: []CatalogDocument{}}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, s := range b.state.Sources {
+		acc := b.effectiveAccessLocked(c.ConnectionID, s.ID)
+		if !acc.Visible() {
+			continue
+		}
+		ops := []string{}
+		for _, op := range b.sourceOps {
+			if !(s.ReadOnly && writeOps[op]) {
+				ops = append(ops, op)
+			}
+		}
+		out.Sources = append(out.Sources, CatalogSource{
+			SourceID: s.ID, Alias: s.Alias, Kind: s.Kind, ReadOnly: s.ReadOnly,
+			Operations: ops, SharedAccess: acc.DatabaseLevel, SharedTables: acc.Tables,
+		})
+	}
+	return out, nil
+}

@@ -1,0 +1,70 @@
+package broker
+
+import (
+	"context"
+	"errors"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// addTools is the one place tools are registered. A tool whose engine work
+// is not built is not registered at all. Later features add a line here
+// and a tool_*.go file with the handler; a tool that operates on a source
+// also appends its name to b.sourceOps, which is what list_catalog offers
+// as the source's operation kinds.
+func (b *Broker) addTools(s *mcp.Server) {
+	addTool(b, s, &mcp.Tool{
+		Name: "begin_session", Description: descBeginSession,
+		Annotations: &mcp.ToolAnnotations{Title: "Begin session", OpenWorldHint: new(bool), DestructiveHint: new(bool)},
+	}, b.toolBeginSession)
+	addTool(b, s, &mcp.Tool{
+		Name: "list_catalog", Description: descListCatalog,
+		Annotations: &mcp.ToolAnnotations{Title: "List shared catalog", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(bool)},
+	}, b.toolListCatalog)
+	addTool(b, s, &mcp.Tool{
+		Name: "end_session", Description: descEndSession,
+		Annotations: &mcp.ToolAnnotations{Title: "End session", IdempotentHint: true, OpenWorldHint: new(bool), DestructiveHint: new(bool)},
+	}, b.toolEndSession)
+}
+
+// Call is what a tool handler knows about its caller: the connection the
+// guard authenticated. Nothing else identifies the caller.
+type Call struct {
+	ConnectionID string
+}
+
+// toolHandler is a typed tool handler. It returns a *ToolError on failure.
+type toolHandler[In, Out any] func(ctx context.Context, c Call, in In) (Out, error)
+
+// addTool registers a typed tool with the limits of inputSchema and the
+// caller's identity taken from the guard. The connection is checked again
+// here, so a connection revoked during a request is refused.
+func addTool[In, Out any](b *Broker, s *mcp.Server, t *mcp.Tool, h toolHandler[In, Out]) {
+	t.InputSchema = inputSchema[In]()
+	mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		var zero Out
+		if req.Extra == nil || req.Extra.TokenInfo == nil || req.Extra.TokenInfo.UserID == "" {
+			return nil, zero, toolErr(CodePermissionDenied)
+		}
+		id := req.Extra.TokenInfo.UserID
+		b.mu.Lock()
+		live := b.connectionExistsLocked(id)
+		b.mu.Unlock()
+		if !live {
+			return nil, zero, toolErr(CodePermissionDenied)
+		}
+		out, err := h(ctx, Call{ConnectionID: id}, in)
+		if err != nil {
+			// Only *ToolError crosses; anything else is an internal
+			// failure, so toolErrorMiddleware never mistakes it for the
+			// SDK's own invalid input.
+			var te *ToolError
+			if !errors.As(err, &te) {
+				b.log.Error("tool returned a non-ToolError", "tool", t.Name)
+				err = toolErrMsg(CodeExecutionFailed, msgInternal)
+			}
+			return nil, zero, err
+		}
+		return nil, out, nil
+	})
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/dbeast/dbeast/broker"
+	"github.com/dbeast/dbeast/broker/shop"
+	"github.com/dbeast/dbeast/engines"
+)
+
+func init() {
+	commands["demo"] = command{summary: "run the broker on a generated SQLite shop database", run: runDemo}
+}
+
+// demoState remembers what the demo made, so a restart reuses the source
+// and replaces (rather than piles up) its agent connection. It holds ids
+// only, never a token.
+type demoState struct {
+	SourceID     string `json:"source_id"`
+	ConnectionID string `json:"connection_id"`
+}
+
+func runDemo(args []string) int {
+	fset := flag.NewFlagSet("demo", flag.ContinueOnError)
+	var f serveFlags
+	f.register(fset)
+	if err := fset.Parse(args); err != nil {
+		return 2
+	}
+	if err := f.check(); err != nil {
+		fmt.Fprintln(os.Stderr, "dbeast demo:", err)
+		return 2
+	}
+	if err := os.MkdirAll(f.stateDir, 0o700); err != nil {
+		fmt.Fprintln(os.Stderr, "dbeast demo:", err)
+		return 1
+	}
+	dbPath := filepath.Join(f.stateDir, "demo", "shop.db")
+	created, err := shop.Ensure(context.Background(), dbPath)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "dbeast demo:", err)
+		return 1
+	}
+	if created {
+		fmt.Println("Created the demo shop database.")
+	}
+	b, err := broker.New(f.config())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "dbeast demo:", err)
+		return 1
+	}
+	return serveUntilSignal(b, &f, os.Stdout, func() error { return setUpDemo(b, f.stateDir, dbPath) })
+}
+
+// setUpDemo registers the shop database once, replaces the demo's agent
+// connection, shares the source with it at level ask and prints the
+// client configuration.
+func setUpDemo(b *broker.Broker, stateDir, dbPath string) error {
+	statePath := filepath.Join(stateDir, "demo", "demo.json")
+	var st demoState
+	if raw, err := os.ReadFile(statePath); err == nil {
+		_ = json.Unmarshal(raw, &st)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	found := false
+	for _, s := range b.Sources() {
+		found = found || s.ID == st.SourceID
+	}
+	if !found {
+		src, err := b.AddSource(broker.NewSource{Kind: engines.SQLite, Path: dbPath})
+		if err != nil {
+			return err
+		}
+		st.SourceID = src.ID
+	}
+	if st.ConnectionID != "" {
+		if err := b.RevokeConnection(st.ConnectionID); err != nil && !errors.Is(err, broker.ErrNotFound) {
+			return err
+		}
+	}
+	nc, err := b.CreateConnection("demo agent")
+	if err != nil {
+		return err
+	}
+	st.ConnectionID = nc.ID
+	if err := b.SetSharing(broker.SharingEntry{ConnectionID: nc.ID, SourceID: st.SourceID, DatabaseLevel: broker.LevelAsk}); err != nil {
+		return err
+	}
+	raw, _ := json.Marshal(st)
+	if err := writeSecretFile(statePath, string(raw)+"\n"); err != nil {
+		return err
+	}
+	var pretty map[string]any
+	_ = json.Unmarshal(nc.ClientConfig, &pretty)
+	cfg, _ := json.MarshalIndent(pretty, "", "  ")
+	fmt.Printf("\nClient configuration (new on every demo start; copy it into your MCP client):\n%s\n\n", cfg)
+	return nil
+}

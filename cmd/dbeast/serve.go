@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/dbeast/dbeast/broker"
+)
+
+func init() {
+	commands["serve"] = command{summary: "run the broker (MCP endpoint and console API)", run: runServe}
+}
+
+// serveFlags are the flags serve and demo share.
+type serveFlags struct {
+	stateDir, listen, console, tokenFile string
+}
+
+func (f *serveFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.stateDir, "state-dir", defaultStateDir(), "directory for config.json and the saved state")
+	fs.StringVar(&f.listen, "listen", broker.DefaultListen, "loopback address of the MCP endpoint")
+	fs.StringVar(&f.console, "console", broker.DefaultConsole, "loopback address of the console API")
+	fs.StringVar(&f.tokenFile, "console-token-file", "", "write this start's console token to FILE (mode 0600)")
+}
+
+// check validates the addresses before anything is created.
+func (f *serveFlags) check() error {
+	if err := broker.CheckLoopback(f.listen); err != nil {
+		return fmt.Errorf("--listen %q: %w", f.listen, err)
+	}
+	if err := broker.CheckLoopback(f.console); err != nil {
+		return fmt.Errorf("--console %q: %w", f.console, err)
+	}
+	if f.stateDir == "" {
+		return fmt.Errorf("--state-dir is required (no OS config directory found)")
+	}
+	return nil
+}
+
+func defaultStateDir() string {
+	d, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "dbeast")
+}
+
+func (f *serveFlags) config() broker.Config {
+	return broker.Config{StateDir: f.stateDir, Listen: f.listen, Console: f.console}
+}
+
+func runServe(args []string) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	var f serveFlags
+	f.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if err := f.check(); err != nil {
+		fmt.Fprintln(os.Stderr, "dbeast serve:", err)
+		return 2
+	}
+	b, err := broker.New(f.config())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "dbeast serve:", err)
+		return 1
+	}
+	return serveUntilSignal(b, &f, os.Stdout, nil)
+}
+
+// serveUntilSignal starts b, announces the console, waits for Ctrl-C or
+// SIGTERM and stops cleanly. ready, when set, runs after Start.
+func serveUntilSignal(b *broker.Broker, f *serveFlags, out io.Writer, ready func() error) int {
+	if err := b.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "dbeast:", err)
+		return 1
+	}
+	defer b.Close()
+	if f.tokenFile != "" {
+		if err := writeSecretFile(f.tokenFile, b.ConsoleToken()+"\n"); err != nil {
+			fmt.Fprintln(os.Stderr, "dbeast: console token file:", err)
+			return 1
+		}
+	}
+	if ready != nil {
+		if err := ready(); err != nil {
+			fmt.Fprintln(os.Stderr, "dbeast:", err)
+			return 1
+		}
+	}
+	fmt.Fprintf(out, "MCP endpoint: %s\n", b.MCPURL())
+	if f.tokenFile != "" {
+		fmt.Fprintf(out, "Console API:  %s (token in %s)\n", b.ConsoleURL(), f.tokenFile)
+	} else {
+		fmt.Fprintf(out, "Console:      %s#token=%s\n", b.ConsoleURL(), b.ConsoleToken())
+	}
+	fmt.Fprintln(out, "Press Ctrl-C to stop.")
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	<-ctx.Done()
+	fmt.Fprintln(out, "\nstopping")
+	return 0
+}
+
+// writeSecretFile writes data to a new or truncated file with mode 0600.
+func writeSecretFile(name, data string) error {
+	fh, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := fh.Chmod(0o600); err != nil {
+		fh.Close()
+		return err
+	}
+	if _, err := fh.WriteString(data); err != nil {
+		fh.Close()
+		return err
+	}
+	return fh.Close()
+}
