@@ -1,0 +1,123 @@
+package postgres
+
+import (
+	"github.com/dbeast/dbeast/verifier"
+
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+)
+
+// outputs describes, in order, the output columns of a CTE or subquery, as
+// far as the walker can know them. It exists because PostgreSQL reads
+// alias.name as the call name(alias) when the relation alias has no column
+// name: a qualified reference to a CTE or subquery is only safe when name
+// is known to be one of its columns, or is an obligation on a physical
+// table whose columns the engine checks.
+type outputs struct {
+	cols []outCol
+}
+
+// outCol is one output position: a named column, the columns of a physical
+// table expanded by *, or a column whose name the walker cannot tell.
+type outCol struct {
+	name string
+	// explicit is set for names given with AS or an alias column list,
+	// which need no guessing of PostgreSQL's naming rules.
+	explicit bool
+	// star is the physical table a * expanded here (any number of
+	// columns, named as the table's columns).
+	star *verifier.Table
+	// opaque marks columns of unknown name (and number).
+	opaque bool
+}
+
+// names returns every known output name (for ORDER BY, GROUP BY and
+// DISTINCT ON, which may name output columns).
+func (o *outputs) names() map[string]bool {
+	m := map[string]bool{}
+	if o == nil {
+		return m
+	}
+	for _, c := range o.cols {
+		if c.name != "" {
+			m[c.name] = true
+		}
+	}
+	return m
+}
+
+// renamed applies an alias column list: the first len(cols) positions take
+// those names explicitly. When a position to rename is a * expansion or of
+// unknown shape, which columns keep their names is unknown, so everything
+// after the new names becomes opaque (fail closed).
+func renamed(out *outputs, cols []*pg_query.Node) (*outputs, error) {
+	if len(cols) == 0 {
+		return out, nil
+	}
+	r := &outputs{}
+	i := 0
+	for _, c := range cols {
+		s := c.GetString_()
+		if s == nil {
+			return nil, refuse(verifier.CodeConstructNotAllowed)
+		}
+		r.cols = append(r.cols, outCol{name: s.Sval, explicit: true})
+		if i >= 0 && i < len(out.cols) && out.cols[i].star == nil && !out.cols[i].opaque {
+			i++
+		} else {
+			i = -1 // positions are no longer known
+		}
+	}
+	if i < 0 {
+		r.cols = append(r.cols, outCol{opaque: true})
+		return r, nil
+	}
+	r.cols = append(r.cols, out.cols[i:]...)
+	return r, nil
+}
+
+// check decides a qualified reference alias.name to a CTE or subquery with
+// these outputs, recording an obligation on a physical table where the
+// name can only come from that table's *.
+func (o *outputs) check(name string, b *verifier.Builder) error {
+	if o == nil {
+		return refuse(verifier.CodeColumnNameNotAllowed)
+	}
+	var stars []*verifier.Table
+	opaque := false
+	for _, c := range o.cols {
+		switch {
+		case c.explicit && c.name == name:
+			return nil
+		case c.star != nil:
+			stars = append(stars, c.star)
+		case c.opaque:
+			opaque = true
+		}
+	}
+	if verifier.WholeRowFunctions[name] {
+		return refuse(verifier.CodeColumnNameNotAllowed)
+	}
+	for _, c := range o.cols {
+		if c.name == name {
+			return nil
+		}
+	}
+	// Not a known name: it may only be a column of the one table a *
+	// expanded, which the engine then checks.
+	if opaque || len(stars) != 1 {
+		return refuse(verifier.CodeColumnNameNotAllowed)
+	}
+	b.AddColumn(*stars[0], name)
+	return nil
+}
+
+// starCols returns the output positions a * expands to for one FROM entry.
+func (it *rangeItem) starCols() []outCol {
+	if it.table != nil {
+		return []outCol{{star: it.table}}
+	}
+	if it.out == nil {
+		return []outCol{{opaque: true}}
+	}
+	return it.out.cols
+}

@@ -1,0 +1,40 @@
+package postgres
+
+import (
+	"github.com/dbeast/dbeast/verifier"
+	"github.com/dbeast/dbeast/verifier/postgres/internal/pgparse"
+
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+)
+
+// parseOne checks the text, parses it and returns its only statement.
+// Every failure is a static refusal: the parser's message may quote the
+// input and never leaves this function.
+func parseOne(sql string) (*pgparse.Result, *pg_query.Node, error) {
+	if err := verifier.CheckText(sql); err != nil {
+		return nil, nil, err
+	}
+	res, err := pgparse.Parse(sql)
+	if err != nil {
+		return nil, nil, verifier.Refuse(verifier.CodeParseError)
+	}
+	switch len(res.Tree.Stmts) {
+	case 0:
+		// Only semicolons and comments.
+		return nil, nil, verifier.Refuse(verifier.CodeEmptyStatement)
+	case 1:
+	default:
+		return nil, nil, verifier.Refuse(verifier.CodeMultipleStatements)
+	}
+	stmt := res.Tree.Stmts[0].GetStmt()
+	if stmt == nil || stmt.Node == nil {
+		return nil, nil, verifier.Refuse(verifier.CodeEmptyStatement)
+	}
+	return res, stmt, nil
+}
+
+// parseOnly is the bare parse the benchmark compares Verify against.
+func parseOnly(sql string) error {
+	_, err := pgparse.Parse(sql)
+	return err
+}
