@@ -1,0 +1,411 @@
+package console_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// chromiumPath finds Debian's Chromium (or a compatible binary).
+func chromiumPath() string {
+	for _, name := range []string{"/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// browser is one headless Chromium tab with the dialogs and exceptions it
+// saw counted.
+type browser struct {
+	t          *testing.T
+	ctx        context.Context
+	dialogs    atomic.Int32
+	exceptions atomic.Int32
+}
+
+func newBrowser(t *testing.T) *browser {
+	t.Helper()
+	exe := chromiumPath()
+	if exe == "" {
+		t.Skip("no chromium binary found (install Debian's chromium: make chromium)")
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1200, 900),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancelCtx(); cancelAlloc() })
+	br := &browser{t: t, ctx: ctx}
+	if err := chromedp.Do(ctx); err != nil { // starts the browser
+		t.Fatalf("start chromium: %v", err)
+	}
+	// The listener runs on the tab's reader goroutine and must not send
+	// commands; a dialog is dismissed from another goroutine.
+	dialogs := make(chan struct{}, 16)
+	err := chromedp.Listen(ctx, func(ev any) {
+		switch ev := ev.(type) {
+		case *page.EventJavascriptDialogOpening:
+			br.dialogs.Add(1)
+			select {
+			case dialogs <- struct{}{}:
+			default:
+			}
+		case *runtime.EventExceptionThrown:
+			br.exceptions.Add(1)
+			t.Logf("page exception: %s", ev.ExceptionDetails.Text)
+		}
+	})
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-dialogs:
+				chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
+			}
+		}
+	}()
+	return br
+}
+
+// do runs steps with a deadline, failing the test with what on error.
+func (br *browser) do(what string, steps ...chromedp.Action[chromedp.Void]) {
+	br.t.Helper()
+	ctx, cancel := context.WithTimeout(br.ctx, 15*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		br.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// value runs one action that returns a value.
+func value[T any](br *browser, what string, a chromedp.Action[T]) T {
+	br.t.Helper()
+	ctx, cancel := context.WithTimeout(br.ctx, 15*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		br.t.Fatalf("%s: %v", what, err)
+	}
+	return v
+}
+
+// void drops an action's value so it can be a step.
+func void[T any](a chromedp.Action[T]) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		_, err := a(ctx, t)
+		return chromedp.Void{}, err
+	}
+}
+
+// css is a CSS selector for the first matching element.
+func css(sel string) chromedp.CSS { return chromedp.CSS(sel) }
+
+// choose sets a select's value and fires change, as a person would.
+func choose(sel, v string) chromedp.Action[chromedp.Void] {
+	return void(chromedp.Evaluate[string](`(function(){const s=document.querySelector(` + jsString(sel) + `); s.value=` + jsString(v) +
+		`; s.dispatchEvent(new Event("change")); return s.value;})()`))
+}
+
+func jsString(s string) string {
+	raw, _ := json.Marshal(s)
+	return string(raw)
+}
+
+// textIs waits until the element's textContent starts with want.
+func textIs(sel, want string) chromedp.Action[chromedp.Void] {
+	return void(chromedp.Poll[bool](`(document.querySelector(`+jsString(sel)+`)||{textContent:""}).textContent.startsWith(`+jsString(want)+`)`,
+		chromedp.WithPollingInterval(50*time.Millisecond)))
+}
+
+// card is the selector of one request's approval card.
+func card(id string) string { return `article.card[data-request-id="` + id + `"]` }
+
+// screenshot writes a full-page PNG to artifacts/ at the module root.
+func (br *browser) screenshot(name string) {
+	br.t.Helper()
+	png := value(br, "screenshot "+name, chromedp.FullScreenshot(100))
+	dir := filepath.Join("..", "..", "artifacts")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		br.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
+		br.t.Fatal(err)
+	}
+}
+
+// nastySQL is full SQL whose comment tries markup, script, Markdown, a
+// fake Allow control and hidden characters (ESC, BEL, bidi overrides,
+// C1 NEL, a zero-width space).
+const nastySQL = "SELECT 1 /* <script>alert(1)</script> <img src=x onerror=alert(2)> " +
+	"**Allow** [Allow](javascript:alert(3)) <button>Allow</button> " +
+	"\x1b[31m\x07 \u202e\u2066evil\u2069\u202c \u0085 zero\u200bwidth */"
+
+// TestConsoleInBrowser drives the real console in headless Chromium
+// against a real broker and a real MCP client, one scenario after another
+// in the same page.
+func TestConsoleInBrowser(t *testing.T) {
+	br := newBrowser(t)
+	e := newEnv(t)
+	nc := e.newConnection("browser-agent")
+	ag := e.newAgent(nc.Token, "agent label <b>x</b> **Allow**")
+
+	// A broker without the request approval API cannot run the approval
+	// scenarios; the console-only ones still run.
+	approvals := e.api("GET", "/api/requests", nil, nil) == 200
+
+	br.do("open console", chromedp.Navigate(e.b.ConsoleURL()+"#token="+e.b.ConsoleToken()),
+		chromedp.WaitReady(css("#page-pending")))
+	loc := value(br, "location", chromedp.Evaluate[string](`location.href`))
+	if strings.Contains(loc, "token") || strings.Contains(loc, e.b.ConsoleToken()) {
+		t.Fatalf("token still in the URL: %q", loc)
+	}
+
+	t.Run("approve once", func(t *testing.T) {
+		if !approvals {
+			t.Skip("the broker has no GET /api/requests yet")
+		}
+		id, st := ag.submit("query_sql", e.sourceID, "SELECT id, item FROM main.orders")
+		if st != "pending" {
+			t.Fatalf("status %q, want pending", st)
+		}
+		br.do("card appears", chromedp.WaitVisible(css(card(id))))
+		title := value(br, "title", chromedp.Evaluate[string](`document.title`))
+		if !strings.HasPrefix(title, "(1)") {
+			t.Fatalf("title %q does not count 1 pending", title)
+		}
+		checked := value(br, "default scope", chromedp.Evaluate[string](`document.querySelector('`+card(id)+` input[type=radio]:checked').value`))
+		if checked != "once" {
+			t.Fatalf("default scope %q, want once", checked)
+		}
+		br.screenshot("console-pending.png")
+		br.do("allow", chromedp.Click(css(card(id)+` button[data-action=allow]`)), chromedp.WaitNotPresent(css(card(id))))
+		if st := ag.status(id, 10*time.Second); st != "completed" {
+			t.Fatalf("after approval: %q, want completed", st)
+		}
+	})
+
+	t.Run("deny", func(t *testing.T) {
+		if !approvals {
+			t.Skip("the broker has no GET /api/requests yet")
+		}
+		id, _ := ag.submit("query_sql", e.sourceID, "SELECT item FROM main.orders")
+		// The page's shortcut: focus the card and press D.
+		br.do("deny", chromedp.WaitVisible(css(card(id))), chromedp.Focus(css(card(id))), chromedp.KeyEvent("d"),
+			chromedp.WaitNotPresent(css(card(id))))
+		if st := ag.status(id, 5*time.Second); st != "denied" {
+			t.Fatalf("after deny: %q, want denied", st)
+		}
+	})
+
+	t.Run("approve for the session", func(t *testing.T) {
+		if !approvals {
+			t.Skip("the broker has no GET /api/requests yet")
+		}
+		id, _ := ag.submit("query_sql", e.sourceID, "SELECT id FROM main.orders")
+		br.do("allow for the source", chromedp.WaitVisible(css(card(id))),
+			chromedp.Click(css(card(id)+` input[value=source]`)),
+			chromedp.Click(css(card(id)+` button[data-action=allow]`)), chromedp.WaitNotPresent(css(card(id))))
+		if st := ag.status(id, 10*time.Second); st != "completed" {
+			t.Fatalf("first: %q, want completed", st)
+		}
+		id2, _ := ag.submit("query_sql", e.sourceID, "SELECT count(*) FROM main.customers")
+		if st := ag.status(id2, 10*time.Second); st != "completed" {
+			t.Fatalf("second, covered by the session grant: %q, want completed", st)
+		}
+	})
+
+	t.Run("request text is inert", func(t *testing.T) {
+		if !approvals {
+			t.Skip("the broker has no GET /api/requests yet")
+		}
+		id, _ := ag.submit("request_sql", e.sourceID, nastySQL)
+		br.do("card appears", chromedp.WaitVisible(css(card(id))))
+		time.Sleep(300 * time.Millisecond) // give any injected handler a chance to fire
+		type inspected struct {
+			Scripts, Imgs, Buttons, Elems int
+			Text, Labels, Checked         string
+			Full, Warn                    bool
+		}
+		r := value(br, "inspect", chromedp.Evaluate[inspected](`(function(){
+			const c = document.querySelector('`+card(id)+`');
+			const pre = c.querySelector('pre.stmt');
+			return {
+				Scripts: document.querySelectorAll('script').length,
+				Imgs: document.querySelectorAll('img').length,
+				Buttons: c.querySelectorAll('button').length,
+				Elems: [...pre.querySelectorAll('*')].filter(e => !(e.tagName === 'SPAN' && e.className === 'ctl')).length,
+				Text: pre.textContent,
+				Labels: [...c.querySelectorAll('button')].map(b => b.textContent).join('|'),
+				Checked: c.querySelector('input[type=radio]:checked').value,
+				Full: !!c.querySelector('input[value=full_sql]') && !c.querySelector('input[value=full_sql]').checked,
+				Warn: c.textContent.includes('Full SQL is not a sandbox'),
+			};
+		})()`))
+		if n := br.dialogs.Load(); n != 0 {
+			t.Fatalf("%d dialogs opened", n)
+		}
+		if r.Scripts != 1 || r.Imgs != 0 || r.Elems != 0 {
+			t.Fatalf("injected elements: scripts=%d imgs=%d elements in statement=%d", r.Scripts, r.Imgs, r.Elems)
+		}
+		if r.Buttons != 2 || r.Labels != "Allow (A)|Deny (D)" {
+			t.Fatalf("controls %d %q, want the page's two buttons", r.Buttons, r.Labels)
+		}
+		for _, want := range []string{"<script>alert(1)</script>", "<img src=x onerror=alert(2)>", "**Allow**",
+			"[Allow](javascript:alert(3))", "<button>Allow</button>", `\x1b[31m\x07`, `\u202e\u2066evil\u2069\u202c`, `\u0085`, `zero\u200bwidth`} {
+			if !strings.Contains(r.Text, want) {
+				t.Errorf("statement text lacks %q: %q", want, r.Text)
+			}
+		}
+		for _, raw := range []string{"\x1b", "\x07", "\u202e", "\u2066", "\u0085", "\u200b"} {
+			if strings.Contains(r.Text, raw) {
+				t.Errorf("statement shows the raw hidden character %q", raw)
+			}
+		}
+		if r.Checked != "once" || !r.Full || !r.Warn {
+			t.Fatalf("full SQL card: default %q, full_sql offered unchecked %v, warning %v", r.Checked, r.Full, r.Warn)
+		}
+		br.screenshot("console-pending-inert.png")
+		label := value(br, "label", chromedp.Evaluate[string](`document.querySelector('`+card(id)+` .agent').textContent`))
+		if label != "agent label <b>x</b> **Allow**" {
+			t.Fatalf("client label shown as %q", label)
+		}
+		br.do("deny", chromedp.Click(css(card(id)+` button[data-action=deny]`)), chromedp.WaitNotPresent(css(card(id))))
+	})
+
+	t.Run("sharing a table and narrowing it revokes", func(t *testing.T) {
+		br.do("open sharing", chromedp.Click(css(`a[data-route=sharing]`), chromedp.NodeVisible),
+			chromedp.WaitReady(css(`#share-conn option[value="`+nc.ID+`"]`)),
+			chromedp.WaitReady(css(`#share-source option[value="`+e.sourceID+`"]`)),
+			choose("#share-conn", nc.ID), choose("#share-source", e.sourceID),
+			chromedp.SendKeys(css("#share-new-schema"), "main"), chromedp.SendKeys(css("#share-new-name"), "orders"),
+			choose("#share-new-access", "read_write"), chromedp.Click(css("#share-add-table")),
+			chromedp.Click(css("#share-save")), textIs("#share-status", "Saved."))
+		if acc := e.b.EffectiveAccess(nc.ID, e.sourceID); len(acc.Tables) != 1 || acc.Tables[0].Access != "read_write" || acc.Tables[0].Name != "orders" {
+			t.Fatalf("after sharing: %+v", acc)
+		}
+		br.screenshot("console-sharing.png")
+		if !approvals {
+			t.Skip("the broker has no request API yet: cannot check revocation")
+		}
+		// A fresh session has no grant from the scenarios above, so a
+		// request outside the shared table waits for the person.
+		ag.begin("agent label <b>x</b> **Allow**")
+		pending, _ := ag.submit("query_sql", e.sourceID, "SELECT name FROM main.customers")
+		if st := ag.status(pending, 0); st != "pending" {
+			t.Fatalf("unshared table: %q, want pending", st)
+		}
+		br.do("narrow to read", choose(`tr[data-table="main.orders"] select`, "read"),
+			chromedp.Click(css("#share-save")), textIs("#share-status", "Saved."))
+		if acc := e.b.EffectiveAccess(nc.ID, e.sourceID); len(acc.Tables) != 1 || acc.Tables[0].Access != "read" {
+			t.Fatalf("after narrowing: %+v", acc)
+		}
+		if st := ag.status(pending, 5*time.Second); st != "revoked" {
+			t.Fatalf("pending request after narrowing: %q, want revoked", st)
+		}
+	})
+
+	t.Run("create and revoke a connection", func(t *testing.T) {
+		br.do("create", chromedp.Click(css(`a[data-route=connections]`), chromedp.NodeVisible),
+			chromedp.SendKeys(css("#conn-label"), "made in browser"), chromedp.Click(css("#conn-create")),
+			chromedp.WaitVisible(css("#conn-config")))
+		br.do("config", void(chromedp.Poll[bool](`document.querySelector('#conn-config').textContent.length > 0`)))
+		cfgText := value(br, "config text", chromedp.TextContent(css("#conn-config")))
+		var cfg struct {
+			MCPServers map[string]struct {
+				URL     string            `json:"url"`
+				Headers map[string]string `json:"headers"`
+			} `json:"mcpServers"`
+		}
+		if err := json.Unmarshal([]byte(cfgText), &cfg); err != nil {
+			t.Fatalf("client configuration is not JSON: %v", err)
+		}
+		srv := cfg.MCPServers["dbeast"]
+		token := strings.TrimPrefix(srv.Headers["Authorization"], "Bearer ")
+		if srv.URL != e.b.MCPURL() || token == "" {
+			t.Fatalf("client configuration: %+v", srv)
+		}
+		newAg := e.newAgent(token, "second")
+		var id string
+		for _, c := range e.b.Connections() {
+			if c.Label == "made in browser" {
+				id = c.ID
+			}
+		}
+		row := `tr[data-connection-id="` + id + `"]`
+		br.do("hide config", chromedp.Click(css("#conn-config-done")), chromedp.WaitNotVisible(css("#conn-config-box")))
+		br.screenshot("console-connections.png") // after hiding: no token in artifacts
+		br.do("revoke", chromedp.WaitVisible(css(row)), chromedp.Click(css(row+" button")),
+			textIs(row+" button", "Confirm revoke"), chromedp.Click(css(row+" button")), chromedp.WaitNotPresent(css(row)))
+		for _, c := range e.b.Connections() {
+			if c.ID == id {
+				t.Fatal("connection still exists after revoke")
+			}
+		}
+		if _, code, err := newAg.tryCall("list_catalog", map[string]any{}); err == nil && code == "" {
+			t.Fatal("the revoked connection still works")
+		}
+	})
+
+	t.Run("stop all", func(t *testing.T) {
+		row := `tr[data-session-id="` + ag.id + `"]`
+		br.do("sessions page", chromedp.Click(css(`a[data-route=sessions]`), chromedp.NodeVisible), chromedp.WaitVisible(css(row)))
+		br.screenshot("console-sessions.png")
+		br.do("stop all", chromedp.Click(css("#stop-all")), textIs("#sessions-status", "Ended"),
+			chromedp.WaitNotPresent(css(row)))
+		if n := len(e.b.Sessions()); n != 0 {
+			t.Fatalf("%d sessions after Stop all", n)
+		}
+		if _, code := ag.call("list_catalog", map[string]any{}); code != "session_expired" {
+			t.Fatalf("agent after Stop all: %q, want session_expired", code)
+		}
+	})
+
+	t.Run("sources and activity pages", func(t *testing.T) {
+		br.do("sources", chromedp.Click(css(`a[data-route=sources]`), chromedp.NodeVisible),
+			textIs("#src-list td", "Shop"))
+		br.screenshot("console-sources.png")
+		br.do("activity", chromedp.Click(css(`a[data-route=activity]`), chromedp.NodeVisible),
+			chromedp.WaitVisible(css("#activity-list tr td")))
+		first := value(br, "newest", chromedp.TextContent(css("#activity-list tr:first-child td:nth-child(2)")))
+		if want := e.b.Activity().List()[0].Event; first != want {
+			t.Fatalf("first activity row %q, want the newest event %q", first, want)
+		}
+		br.screenshot("console-activity.png")
+	})
+
+	if n := br.dialogs.Load(); n != 0 {
+		t.Errorf("%d JavaScript dialogs opened", n)
+	}
+	if n := br.exceptions.Load(); n != 0 {
+		t.Errorf("%d page exceptions", n)
+	}
+}

@@ -1,0 +1,676 @@
+// dbeast console. Plain script, no dependencies.
+//
+// Rules this file keeps:
+//  - data from the broker (and so from agents) reaches the DOM only through
+//    textContent or element values, never through an HTML parser;
+//  - control and bidi characters in agent text are shown as visible escapes;
+//  - every button, label, shortcut and scope name is defined here, never
+//    taken from a request;
+//  - the console token is read from the URL fragment, dropped from the
+//    address bar, and sent only as an Authorization header.
+"use strict";
+
+(function () {
+  const TOKEN_KEY = "dbeast-console-token";
+  const POLL_MS = 1000;
+  const ROUTES = ["pending", "sharing", "connections", "sessions", "sources", "activity", "server"];
+
+  // ---- token -------------------------------------------------------------
+  let token = "";
+  (function takeToken() {
+    const m = /^#token=([A-Za-z0-9_-]{1,200})(?:&|$)/.exec(location.hash);
+    if (m) {
+      token = m[1];
+      try { sessionStorage.setItem(TOKEN_KEY, token); } catch (e) { /* memory only */ }
+      history.replaceState(null, "", location.pathname + "#/pending");
+      return;
+    }
+    try { token = sessionStorage.getItem(TOKEN_KEY) || ""; } catch (e) { token = ""; }
+  })();
+
+  // ---- helpers -----------------------------------------------------------
+  function $(id) { return document.getElementById(id); }
+
+  // el builds an element; text is set with textContent only.
+  function el(tag, opts, children) {
+    const e = document.createElement(tag);
+    if (opts) {
+      if (opts.cls) e.className = opts.cls;
+      if (opts.text !== undefined) e.textContent = String(opts.text);
+      if (opts.type) e.type = opts.type;
+      if (opts.title) e.title = opts.title;
+      if (opts.attrs) for (const k of Object.keys(opts.attrs)) e.setAttribute(k, opts.attrs[k]);
+      if (opts.onclick) e.addEventListener("click", opts.onclick);
+    }
+    if (children) for (const c of children) if (c) e.appendChild(c);
+    return e;
+  }
+
+  function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
+
+  // escapeFor returns the visible form of one character that must not be
+  // rendered as itself, or "" when it may be.
+  function escapeFor(ch) {
+    const c = ch.codePointAt(0);
+    if (c === 0x0a || c === 0x09) return ""; // newline and tab keep their layout
+    // \xNN rather than the control pictures (␀…): every monospace font
+    // has these glyphs.
+    if (c < 0x20 || c === 0x7f) return "\\x" + c.toString(16).padStart(2, "0");
+    if ((c >= 0x80 && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) ||
+        (c >= 0x200b && c <= 0x200f) || c === 0x061c || c === 0x2028 || c === 0x2029 || c === 0xfeff ||
+        (c >= 0xfff9 && c <= 0xfffb)) {
+      return "\\u" + c.toString(16).padStart(4, "0");
+    }
+    return "";
+  }
+
+  // visibleText returns text with every hidden character replaced by its
+  // visible escape (used for short cells and for tests).
+  function visibleText(s) {
+    let out = "";
+    for (const ch of String(s)) out += escapeFor(ch) || ch;
+    return out;
+  }
+
+  // fillData writes agent-supplied text into node as inert text: plain
+  // runs become text nodes, hidden characters become marked escape spans.
+  function fillData(node, s) {
+    clear(node);
+    let run = "";
+    for (const ch of String(s == null ? "" : s)) {
+      const esc = escapeFor(ch);
+      if (!esc) { run += ch; continue; }
+      if (run) { node.appendChild(document.createTextNode(run)); run = ""; }
+      node.appendChild(el("span", { cls: "ctl", text: esc, title: "hidden character made visible" }));
+    }
+    if (run) node.appendChild(document.createTextNode(run));
+    return node;
+  }
+
+  function dataSpan(s, cls) { return fillData(el("span", { cls: cls || "data-inline" }), s); }
+
+  function notice(msg) {
+    const n = $("notice");
+    n.textContent = msg || "";
+    n.hidden = !msg;
+  }
+
+  function status(id, msg, bad) {
+    const s = $(id);
+    s.textContent = msg || "";
+    s.classList.toggle("bad", !!bad);
+  }
+
+  function age(iso) {
+    const t = Date.parse(iso);
+    if (isNaN(t)) return "";
+    let s = Math.max(0, Math.round((Date.now() - t) / 1000));
+    if (s < 60) return s + " s";
+    const m = Math.floor(s / 60);
+    if (m < 60) return m + " min";
+    return Math.floor(m / 60) + " h " + (m % 60) + " min";
+  }
+
+  function timeOf(iso) {
+    const t = new Date(iso);
+    return isNaN(t) ? "" : t.toLocaleTimeString();
+  }
+
+  // api calls the console API. It resolves to {status, body}; body is the
+  // decoded JSON or null. Errors never show the response text unchecked.
+  async function api(method, path, body) {
+    const init = {
+      method: method,
+      headers: { "Authorization": "Bearer " + token },
+      credentials: "omit",
+      cache: "no-store",
+      redirect: "error",
+      referrerPolicy: "no-referrer",
+    };
+    if (body !== undefined) {
+      init.headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify(body);
+    }
+    let resp;
+    try {
+      resp = await fetch(path, init);
+    } catch (e) {
+      notice("The console cannot reach dbeast. Is it still running?");
+      return { status: 0, body: null };
+    }
+    if (resp.status === 401) {
+      notice("The console token is missing or wrong. Open the console with the URL printed by dbeast (it ends with #token=…).");
+    } else if (resp.status !== 0) {
+      notice("");
+    }
+    let data = null;
+    const ct = resp.headers.get("Content-Type") || "";
+    if (ct.indexOf("application/json") === 0) {
+      try { data = await resp.json(); } catch (e) { data = null; }
+    }
+    return { status: resp.status, body: data };
+  }
+
+  function errorText(r, fallback) {
+    if (r.body && typeof r.body.error === "string") return visibleText(r.body.error);
+    return fallback + " (HTTP " + r.status + ")";
+  }
+
+  // ---- routing -----------------------------------------------------------
+  let route = "pending";
+  function currentRoute() {
+    const m = /^#\/([a-z]+)$/.exec(location.hash);
+    return m && ROUTES.indexOf(m[1]) >= 0 ? m[1] : "pending";
+  }
+
+  function show() {
+    route = currentRoute();
+    for (const r of ROUTES) $("page-" + r).hidden = r !== route;
+    for (const a of document.querySelectorAll("nav a")) a.classList.toggle("active", a.dataset.route === route);
+    refreshPage();
+  }
+
+  function refreshPage() {
+    switch (route) {
+      case "pending": return pollPending();
+      case "sharing": return loadSharing();
+      case "connections": return loadConnections();
+      case "sessions": return loadSessions();
+      case "sources": return loadSources();
+      case "activity": return loadActivity();
+      case "server": return loadServer();
+    }
+  }
+
+  // ---- pending approvals -------------------------------------------------
+  // The page's own scope names. A scope the page does not know is never
+  // offered, whatever the broker lists.
+  const SCOPE_LABELS = {
+    once: "Only this request",
+    table: "This table, for the rest of the session",
+    source: "Read this source, for the rest of the session",
+    document: "This document snapshot, for the rest of the session",
+    full_sql: "Full SQL with the connection's privileges, for the rest of the session",
+  };
+  const WRITE_SCOPES = { full_sql: true };
+  const OP_NAMES = {
+    read: "read", insert: "write: INSERT", update: "write: UPDATE", delete: "write: DELETE",
+    full: "full SQL", metadata: "metadata", document: "document read",
+  };
+  const FULL_SQL_WARNING = "Full SQL is not a sandbox: it runs with the connection account's privileges and may modify data.";
+  const MYSQL_WARNING = "On MySQL a fully qualified name can reach another database.";
+
+  const cards = new Map(); // request id -> card element
+  let pendingBusy = false;
+
+  async function pollPending() {
+    if (pendingBusy || !token) return;
+    pendingBusy = true;
+    try {
+      const r = await api("GET", "/api/requests");
+      if (r.status === 404 || r.status === 405) {
+        $("pending-unavailable").hidden = false;
+        setPendingCount(0);
+        return;
+      }
+      if (r.status !== 200 || !r.body || !Array.isArray(r.body.requests)) return;
+      $("pending-unavailable").hidden = true;
+      renderPending(r.body.requests.filter(function (q) { return q && q.status === "pending"; }));
+    } finally {
+      pendingBusy = false;
+    }
+  }
+
+  function setPendingCount(n) {
+    document.title = n > 0 ? "(" + n + ") dbeast: " + n + " pending" : "dbeast console";
+    const c = $("pending-count");
+    c.textContent = String(n);
+    c.hidden = n === 0;
+  }
+
+  function renderPending(list) {
+    const list$ = $("pending-list");
+    const keep = new Set();
+    for (const q of list) {
+      const id = String(q.id);
+      keep.add(id);
+      let card = cards.get(id);
+      if (!card) {
+        card = buildCard(q);
+        cards.set(id, card);
+      }
+      list$.appendChild(card); // moves an existing card, keeping its state
+    }
+    for (const [id, card] of cards) {
+      if (!keep.has(id)) {
+        card.remove();
+        cards.delete(id);
+      }
+    }
+    $("pending-empty").hidden = list.length > 0;
+    setPendingCount(list.length);
+  }
+
+  function field(label, value) {
+    return el("div", { cls: "field" }, [el("span", { cls: "label", text: label }), value]);
+  }
+
+  function buildCard(q) {
+    const id = String(q.id);
+    const readOnly = q.read_only === true;
+    const isFull = q.operation === "request_sql" || q.op_kind === "full";
+    const card = el("article", { cls: "card", attrs: { tabindex: "0", "data-request-id": id } });
+
+    const kind = OP_NAMES[q.op_kind] || "other";
+    const head = el("header", { cls: "card-head" }, [
+      el("span", { cls: "op op-" + (OP_NAMES[q.op_kind] ? q.op_kind : "other"), text: kind }),
+      dataSpan(q.alias, "alias"),
+      el("span", { cls: "muted", text: (q.source_kind || "") + (readOnly ? " · read only" : "") }),
+    ]);
+    card.appendChild(head);
+
+    card.appendChild(field("Operation", dataSpan(q.operation)));
+    card.appendChild(field("Client label", el("span", {}, [
+      dataSpan(q.client_label ? q.client_label : "(none)", "agent"),
+      el("span", { cls: "tag", text: "agent-supplied, not verified" }),
+    ])));
+    card.appendChild(field("Connection", dataSpan(q.connection_label || q.connection_id)));
+    card.appendChild(field("Session", dataSpan(q.session_id)));
+    if (Array.isArray(q.tables) && q.tables.length) card.appendChild(field("Tables", dataSpan(q.tables.join(", "))));
+
+    card.appendChild(el("div", { cls: "label", text: q.op_kind === "document" ? "Document and range" : "Statement that will run" }));
+    card.appendChild(fillData(el("pre", { cls: "data stmt" }), q.statement));
+
+    if (isFull) {
+      const w = el("p", { cls: "warn", text: FULL_SQL_WARNING + (q.source_kind === "mysql" ? " " + MYSQL_WARNING : "") });
+      card.appendChild(w);
+    }
+
+    const scopes = el("fieldset", { cls: "scopes" }, [el("legend", { text: "Allow for" })]);
+    const offered = (Array.isArray(q.scopes) ? q.scopes : []).filter(function (s) {
+      return Object.prototype.hasOwnProperty.call(SCOPE_LABELS, s) && !(readOnly && WRITE_SCOPES[s]) && !(s === "full_sql" && !isFull);
+    });
+    const seen = {};
+    for (const s of offered) {
+      if (seen[s]) continue;
+      seen[s] = true;
+      const input = el("input", { type: "radio", attrs: { name: "scope-" + id, value: s } });
+      if (s === "once") input.checked = true; // the default; full SQL never is
+      scopes.appendChild(el("label", { cls: "scope" + (s === "full_sql" ? " scope-full" : "") }, [input, document.createTextNode(" " + SCOPE_LABELS[s])]));
+    }
+    card.appendChild(scopes);
+
+    const msg = el("span", { cls: "status" });
+    const allow = el("button", { type: "button", cls: "allow", text: "Allow (A)", attrs: { "data-action": "allow" } });
+    const deny = el("button", { type: "button", cls: "deny", text: "Deny (D)", attrs: { "data-action": "deny" } });
+    allow.addEventListener("click", function () { decide(card, id, "allow", msg); });
+    deny.addEventListener("click", function () { decide(card, id, "deny", msg); });
+    card.appendChild(el("div", { cls: "row actions" }, [allow, deny, msg]));
+    return card;
+  }
+
+  async function decide(card, id, action, msg) {
+    let r;
+    if (action === "allow") {
+      const chosen = card.querySelector("input[type=radio]:checked");
+      if (!chosen) { msg.textContent = "Choose what to allow first."; return; }
+      r = await api("POST", "/api/requests/" + encodeURIComponent(id) + "/approve", { scope: chosen.value });
+    } else {
+      r = await api("POST", "/api/requests/" + encodeURIComponent(id) + "/deny", {});
+    }
+    if (r.status === 200) {
+      card.remove();
+      cards.delete(id);
+      pollPending();
+      return;
+    }
+    msg.textContent = errorText(r, action === "allow" ? "Approval failed" : "Deny failed");
+  }
+
+  // Keyboard shortcuts act only on the request card that has focus.
+  document.addEventListener("keydown", function (ev) {
+    if (route !== "pending" || ev.ctrlKey || ev.metaKey || ev.altKey || ev.repeat) return;
+    const t = ev.target;
+    if (t && (t.tagName === "INPUT" && t.type !== "radio" || t.tagName === "TEXTAREA" || t.tagName === "SELECT")) return;
+    const card = t && t.closest ? t.closest("article.card") : null;
+    if (!card) return;
+    const key = ev.key.toLowerCase();
+    const action = key === "a" ? "allow" : key === "d" ? "deny" : "";
+    if (!action) return;
+    ev.preventDefault();
+    card.querySelector("button[data-action=" + action + "]").click();
+  });
+
+  // ---- shared lists ------------------------------------------------------
+  let connections = [];
+  let sources = [];
+
+  async function loadLists() {
+    const [c, s] = await Promise.all([api("GET", "/api/connections"), api("GET", "/api/sources")]);
+    if (c.status === 200 && Array.isArray(c.body)) connections = c.body;
+    if (s.status === 200 && Array.isArray(s.body)) sources = s.body;
+  }
+
+  function connLabel(id) {
+    if (id === "all") return "All agents";
+    const c = connections.find(function (x) { return x.connection_id === id; });
+    return c ? c.label || c.connection_id : id;
+  }
+
+  function sourceOf(id) { return sources.find(function (x) { return x.source_id === id; }); }
+
+  function fillSelect(sel, items, keep) {
+    const prev = keep ? sel.value : "";
+    clear(sel);
+    for (const it of items) {
+      const o = el("option", { text: visibleText(it.label) });
+      o.value = it.value;
+      sel.appendChild(o);
+    }
+    if (prev && items.some(function (it) { return it.value === prev; })) sel.value = prev;
+  }
+
+  // ---- sharing -----------------------------------------------------------
+  let sharing = [];
+  let draftTables = [];
+
+  async function loadSharing() {
+    await loadLists();
+    const r = await api("GET", "/api/sharing");
+    if (r.status === 200 && Array.isArray(r.body)) sharing = r.body;
+    fillSelect($("share-conn"), [{ value: "all", label: "All agents" }].concat(connections.map(function (c) {
+      return { value: c.connection_id, label: c.label || c.connection_id };
+    })), true);
+    fillSelect($("share-source"), sources.map(function (s) {
+      return { value: s.source_id, label: s.alias + " (" + s.kind + (s.read_only ? ", read only" : "") + ")" };
+    }), true);
+    renderCurrentSharing();
+    loadDraft();
+  }
+
+  function renderCurrentSharing() {
+    const body = $("share-current");
+    clear(body);
+    for (const e of sharing) {
+      const src = sourceOf(e.source_id);
+      const tables = (e.tables || []).map(function (t) { return t.schema + "." + t.name + " (" + t.access + ")"; }).join(", ");
+      body.appendChild(el("tr", {}, [
+        el("td", {}, [dataSpan(connLabel(e.connection_id))]),
+        el("td", {}, [dataSpan(src ? src.alias : e.source_id)]),
+        el("td", { text: e.database_level }),
+        el("td", {}, [dataSpan(tables || "—")]),
+      ]));
+    }
+    if (!sharing.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: "Nothing is shared.", attrs: { colspan: "4" } })]));
+  }
+
+  function loadDraft() {
+    const conn = $("share-conn").value;
+    const srcID = $("share-source").value;
+    const entry = sharing.find(function (e) { return e.connection_id === conn && e.source_id === srcID; });
+    $("share-level").value = entry ? entry.database_level : "none";
+    draftTables = entry ? (entry.tables || []).map(function (t) { return { schema: t.schema, name: t.name, access: t.access }; }) : [];
+    const src = sourceOf(srcID);
+    const ro = !!(src && src.read_only);
+    for (const sel of [$("share-level"), $("share-new-access")]) {
+      for (const o of sel.options) if (o.value === "read_write") o.disabled = ro;
+    }
+    renderDraft();
+    status("share-status", "");
+  }
+
+  function renderDraft() {
+    const body = $("share-tables");
+    clear(body);
+    const src = sourceOf($("share-source").value);
+    const ro = !!(src && src.read_only);
+    draftTables.forEach(function (t, i) {
+      const sel = el("select", { attrs: { "aria-label": "access of " + visibleText(t.schema + "." + t.name) } });
+      for (const v of ["read", "read_write"]) {
+        const o = el("option", { text: v });
+        o.value = v;
+        o.disabled = ro && v === "read_write";
+        sel.appendChild(o);
+      }
+      sel.value = t.access;
+      sel.addEventListener("change", function () { t.access = sel.value; });
+      body.appendChild(el("tr", { attrs: { "data-table": t.schema + "." + t.name } }, [
+        el("td", {}, [dataSpan(t.schema)]),
+        el("td", {}, [dataSpan(t.name)]),
+        el("td", {}, [sel]),
+        el("td", {}, [el("button", { type: "button", text: "Remove", onclick: function () { draftTables.splice(i, 1); renderDraft(); } })]),
+      ]));
+    });
+    if (!draftTables.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: "No table is shared on its own.", attrs: { colspan: "4" } })]));
+  }
+
+  $("share-conn").addEventListener("change", loadDraft);
+  $("share-source").addEventListener("change", loadDraft);
+  $("share-add-table").addEventListener("click", function () {
+    const schema = $("share-new-schema").value.trim();
+    const name = $("share-new-name").value.trim();
+    if (!schema || !name) { status("share-status", "A table needs a schema and a name.", true); return; }
+    if (draftTables.some(function (t) { return t.schema === schema && t.name === name; })) {
+      status("share-status", "That table is already listed.", true);
+      return;
+    }
+    draftTables.push({ schema: schema, name: name, access: $("share-new-access").value });
+    $("share-new-schema").value = "";
+    $("share-new-name").value = "";
+    status("share-status", "Not saved yet.");
+    renderDraft();
+  });
+  $("share-save").addEventListener("click", async function () {
+    const srcID = $("share-source").value;
+    if (!srcID) { status("share-status", "Add a source first.", true); return; }
+    const r = await api("PUT", "/api/sharing", {
+      connection_id: $("share-conn").value,
+      source_id: srcID,
+      database_level: $("share-level").value,
+      tables: draftTables,
+    });
+    if (r.status === 200) {
+      await loadSharing();
+      status("share-status", "Saved.");
+    } else {
+      status("share-status", errorText(r, "Saving failed"), true);
+    }
+  });
+
+  // ---- connections -------------------------------------------------------
+  async function loadConnections() {
+    await loadLists();
+    const body = $("conn-list");
+    clear(body);
+    for (const c of connections) {
+      const btn = el("button", { type: "button", cls: "danger", text: "Revoke" });
+      let armed = false;
+      btn.addEventListener("click", async function () {
+        if (!armed) {
+          armed = true;
+          btn.textContent = "Confirm revoke";
+          return;
+        }
+        const r = await api("DELETE", "/api/connections/" + encodeURIComponent(c.connection_id));
+        if (r.status !== 200) { btn.textContent = "Revoke failed"; return; }
+        loadConnections();
+      });
+      body.appendChild(el("tr", { attrs: { "data-connection-id": c.connection_id } }, [
+        el("td", {}, [dataSpan(c.label || "(no label)")]),
+        el("td", {}, [el("code", { text: c.connection_id })]),
+        el("td", { text: timeOf(c.created_at) }),
+        el("td", {}, [btn]),
+      ]));
+    }
+    if (!connections.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: "No agent connection yet.", attrs: { colspan: "4" } })]));
+  }
+
+  $("conn-create").addEventListener("click", async function () {
+    const r = await api("POST", "/api/connections", { label: $("conn-label").value.trim() });
+    if (r.status !== 201 || !r.body) { notice(errorText(r, "Creating the connection failed")); return; }
+    $("conn-label").value = "";
+    let cfg = "";
+    try { cfg = JSON.stringify(r.body.client_config, null, 2); } catch (e) { cfg = ""; }
+    $("conn-config").textContent = cfg;
+    $("conn-config-box").hidden = false;
+    loadConnections();
+  });
+  $("conn-copy").addEventListener("click", function () {
+    const text = $("conn-config").textContent;
+    if (navigator.clipboard) navigator.clipboard.writeText(text).then(function () { $("conn-copy").textContent = "Copied"; }, function () {});
+  });
+  $("conn-config-done").addEventListener("click", function () {
+    $("conn-config").textContent = "";
+    $("conn-config-box").hidden = true;
+    $("conn-copy").textContent = "Copy";
+  });
+
+  // ---- sessions ----------------------------------------------------------
+  async function loadSessions() {
+    await loadLists();
+    const r = await api("GET", "/api/sessions");
+    if (r.status !== 200 || !Array.isArray(r.body)) return;
+    const body = $("session-list");
+    clear(body);
+    for (const s of r.body) {
+      body.appendChild(el("tr", { attrs: { "data-session-id": s.session_id } }, [
+        el("td", {}, [el("code", { text: s.session_id })]),
+        el("td", {}, [dataSpan(s.label || "(none)", "agent")]),
+        el("td", {}, [dataSpan(connLabel(s.connection_id))]),
+        el("td", { text: age(s.begun_at) }),
+        el("td", {}, [el("button", { type: "button", text: "End", onclick: async function () {
+          await api("DELETE", "/api/sessions/" + encodeURIComponent(s.session_id));
+          loadSessions();
+        } })]),
+      ]));
+    }
+    if (!r.body.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: "No active session.", attrs: { colspan: "5" } })]));
+  }
+
+  $("stop-all").addEventListener("click", async function () {
+    const r = await api("POST", "/api/stop-all");
+    if (r.status === 200 && r.body) status("sessions-status", "Ended " + Number(r.body.ended) + " session(s).");
+    else status("sessions-status", errorText(r, "Stop all failed"), true);
+    loadSessions();
+    pollPending();
+  });
+
+  // ---- sources and documents --------------------------------------------
+  async function loadSources() {
+    await loadLists();
+    const body = $("src-list");
+    clear(body);
+    for (const s of sources) {
+      body.appendChild(el("tr", {}, [
+        el("td", {}, [dataSpan(s.alias)]),
+        el("td", { text: s.kind }),
+        el("td", { text: s.read_only ? "yes" : "no" }),
+        el("td", {}, [el("code", { text: s.source_id })]),
+        el("td", {}, [el("button", { type: "button", cls: "danger", text: "Remove", onclick: async function () {
+          const r = await api("DELETE", "/api/sources/" + encodeURIComponent(s.source_id));
+          if (r.status !== 200) status("src-status", errorText(r, "Removing failed"), true);
+          loadSources();
+        } })]),
+      ]));
+    }
+    if (!sources.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: "No source yet.", attrs: { colspan: "5" } })]));
+    loadDocuments();
+  }
+
+  $("src-add").addEventListener("click", async function () {
+    const kind = $("src-kind").value;
+    const loc = $("src-location").value.trim();
+    const body = { kind: kind, alias: $("src-alias").value.trim(), read_only: $("src-readonly").checked };
+    if (kind === "sqlite") body.path = loc; else body.dsn = loc;
+    const r = await api("POST", "/api/sources", body);
+    if (r.status === 201) {
+      $("src-location").value = "";
+      $("src-alias").value = "";
+      status("src-status", "Added.");
+    } else {
+      status("src-status", errorText(r, "Adding the source failed"), true);
+    }
+    loadSources();
+  });
+
+  async function loadDocuments() {
+    const r = await api("GET", "/api/documents");
+    const unavailable = r.status === 404 || r.status === 405;
+    $("doc-unavailable").hidden = !unavailable;
+    const body = $("doc-list");
+    clear(body);
+    if (r.status !== 200 || !r.body || !Array.isArray(r.body.documents)) return;
+    for (const d of r.body.documents) {
+      body.appendChild(el("tr", {}, [
+        el("td", {}, [dataSpan(d.alias)]),
+        el("td", { text: d.kind }),
+        el("td", { text: String(d.version) }),
+        el("td", { text: String(d.bytes) }),
+        el("td", {}, [
+          el("button", { type: "button", text: "Refresh", onclick: async function () {
+            await api("PUT", "/api/documents/" + encodeURIComponent(d.file_id) + "/refresh");
+            loadDocuments();
+          } }),
+          el("button", { type: "button", cls: "danger", text: "Close", onclick: async function () {
+            await api("DELETE", "/api/documents/" + encodeURIComponent(d.file_id));
+            loadDocuments();
+          } }),
+        ]),
+      ]));
+    }
+    if (!r.body.documents.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: "No open document.", attrs: { colspan: "5" } })]));
+  }
+
+  $("doc-open").addEventListener("click", async function () {
+    const r = await api("POST", "/api/documents", { path: $("doc-path").value.trim(), alias: $("doc-alias").value.trim() });
+    if (r.status === 200 || r.status === 201) {
+      $("doc-path").value = "";
+      $("doc-alias").value = "";
+      status("doc-status", "Opened.");
+    } else {
+      status("doc-status", errorText(r, "Opening the document failed"), true);
+    }
+    loadDocuments();
+  });
+
+  // ---- activity ----------------------------------------------------------
+  async function loadActivity() {
+    const r = await api("GET", "/api/activity");
+    if (r.status !== 200 || !Array.isArray(r.body)) return;
+    const body = $("activity-list");
+    clear(body);
+    for (const a of r.body.slice(0, 100)) {
+      body.appendChild(el("tr", {}, [
+        el("td", { text: timeOf(a.time) }),
+        el("td", {}, [dataSpan(a.event)]),
+        el("td", {}, [dataSpan(a.status || "")]),
+        el("td", {}, [dataSpan(a.alias || "")]),
+        el("td", {}, [el("code", { text: a.session_id || "", title: a.session_id || "" })]),
+        el("td", {}, [el("code", { text: a.request_id || "", title: a.request_id || "" })]),
+        el("td", {}, [a.sql ? fillData(el("pre", { cls: "data small" }), a.sql) : null]),
+      ]));
+    }
+    if (!r.body.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: "Nothing happened yet.", attrs: { colspan: "7" } })]));
+  }
+
+  // ---- server ------------------------------------------------------------
+  function loadServer() { $("server-console").textContent = location.origin; }
+
+  async function serverAction(path, done) {
+    const r = await api("POST", path);
+    status("server-status", r.status === 200 ? done : errorText(r, "Failed"), r.status !== 200);
+  }
+  $("server-start").addEventListener("click", function () { serverAction("/api/server/start", "Server running."); });
+  $("server-stop").addEventListener("click", function () { serverAction("/api/server/stop", "Server stopped; every session ended."); });
+
+  // ---- start -------------------------------------------------------------
+  window.addEventListener("hashchange", show);
+  if (!token) notice("No console token. Open the console with the URL printed by dbeast (it ends with #token=…).");
+  show();
+  let ticks = 0;
+  setInterval(function () {
+    pollPending();
+    ticks++;
+    if (ticks % 3 === 0 && (route === "sessions" || route === "activity")) refreshPage();
+  }, POLL_MS);
+})();
