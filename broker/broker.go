@@ -27,6 +27,8 @@ type Broker struct {
 	limits   *limiters
 	inflight chan struct{}
 	mcp      *mcp.Server
+	// reqs holds requests, grants, idempotency keys, slots and documents.
+	reqs *reqState
 	// sourceOps lists the source operation kinds (tool names) registered
 	// on this server, in catalog order; set while registering tools.
 	sourceOps []string
@@ -90,7 +92,9 @@ func New(cfg Config) (*Broker, error) {
 		inflight: make(chan struct{}, MaxInFlight),
 		state:    state, sessions: map[string]*Session{}, begins: map[string][]time.Time{},
 		consoleToken: newToken(consoleTokenPrefix),
+		reqs:         newReqState(),
 	}
+	b.installRequestHooks()
 	b.mcp = b.newMCPServer()
 	return b, nil
 }

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"path"
 	"strings"
+
+	"github.com/dbeast/dbeast/broker/console"
 )
 
 // consoleHandler serves the console API for the human side (approval UI,
@@ -36,6 +38,7 @@ func (b *Broker) consoleHandler() http.Handler {
 	mux.HandleFunc("POST /api/server/stop", func(w http.ResponseWriter, _ *http.Request) { writeResult(w, b.StopServer()) })
 	mux.HandleFunc("POST /api/server/start", func(w http.ResponseWriter, _ *http.Request) { writeResult(w, b.StartServer()) })
 	mux.HandleFunc("GET /api/activity", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, b.activity.List()) })
+	b.addRequestRoutes(mux)
 
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		setStrictHeaders(w.Header())
@@ -50,7 +53,12 @@ func (b *Broker) consoleHandler() http.Handler {
 			http.Error(w, "forbidden", http.StatusForbidden)
 			return
 		}
-		if r.URL.Path != path.Clean(r.URL.Path) || !strings.HasPrefix(r.URL.Path, "/api/") || r.URL.RawQuery != "" {
+		if !strings.HasPrefix(r.URL.Path, "/api/") {
+			console.Handler().ServeHTTP(noCookies{w}, r) // the static page; it sets its own CSP
+			return
+		}
+		if r.URL.Path != path.Clean(r.URL.Path) || !strings.HasPrefix(r.URL.Path, "/api/") ||
+			(r.URL.RawQuery != "" && !(r.Method == http.MethodGet && r.URL.Path == "/api/requests")) {
 			http.Error(w, "not found", http.StatusNotFound)
 			return
 		}

@@ -33,7 +33,7 @@ func TestConsoleAuth(t *testing.T) {
 		{"agent token", "GET", "/api/sources", map[string]string{"Authorization": "Bearer " + nc.Token}, 401},
 		{"unknown console token", "GET", "/api/sources", map[string]string{"Authorization": "Bearer " + newToken(consoleTokenPrefix)}, 401},
 		{"unclean path", "GET", "/api//sources", map[string]string{"Authorization": good}, 404},
-		{"not api", "GET", "/", map[string]string{"Authorization": good}, 404},
+		{"not api", "GET", "/nope", map[string]string{"Authorization": good}, 404},
 		{"wrong method", "PATCH", "/api/sources", map[string]string{"Authorization": good}, 405},
 	}
 	for _, c := range cases {

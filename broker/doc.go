@@ -11,6 +11,16 @@
 // codes), sessions.go, connections.go, sources.go, sharing.go, state.go
 // (what is saved through broker/store), activity.go and console*.go.
 //
+// Requests (issue 5): requests.go (states, limits, the request store and
+// the agent's view), grants.go (session grants and coverage by grants or
+// standing access), execute.go (slots, dispatch, engine calls, error
+// mapping, the response budget), requests_hooks.go (session end and
+// sharing narrowing), documents.go (document snapshots), sqlgen.go
+// (read_table's generated SQL), tool_requests.go, tool_getrequest.go and
+// tools_requests.go (the request tools) and console_requests.go (the
+// approval API). One lock, reqState.mu, guards all of it; it may be held
+// while taking Broker.mu, never the other way round.
+//
 // Identity at the MCP boundary is the agent connection's bearer token,
 // checked by the guard on every request, plus the session token passed as
 // a tool argument; nothing else (Mcp-Session-Id, the TCP connection,

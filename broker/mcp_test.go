@@ -50,13 +50,15 @@ func TestMCPFullRun(t *testing.T) {
 			t.Errorf("%s has no description", tool.Name)
 		}
 	}
-	for _, want := range []string{"begin_session", "list_catalog", "end_session"} {
-		if !names[want] {
-			t.Errorf("tool %s missing", want)
+	want := []string{"begin_session", "list_catalog", "end_session", "list_tables", "describe_table", "read_table",
+		"query_sql", "request_sql", "read_open_file", "get_request", "cancel_request"}
+	for _, w := range want {
+		if !names[w] {
+			t.Errorf("tool %s missing", w)
 		}
 	}
-	if len(names) != 3 {
-		t.Errorf("got %d tools, want exactly 3 (no stubs)", len(names))
+	if len(names) != len(want) {
+		t.Errorf("got %d tools, want exactly %d (no stubs)", len(names), len(want))
 	}
 
 	tok, sid := begin(t, cs)

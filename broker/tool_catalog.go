@@ -27,7 +27,7 @@ type CatalogDocument struct {
 	FileID  string `json:"file_id"`
 	Alias   string `json:"alias"`
 	Kind    string `json:"kind"`
-	Version int    `json:"version"`
+	Version uint64 `json:"version"`
 }
 
 type listCatalogOut struct {
@@ -43,6 +43,11 @@ func (b *Broker) toolListCatalog(_ context.Context, c Call, in listCatalogIn) (*
 		return nil, terr
 	}
 	out := &listCatalogOut{Sources: []CatalogSource{}, Documents: []CatalogDocument{}}
+	b.reqs.mu.Lock()
+	for _, d := range b.documentsLocked() {
+		out.Documents = append(out.Documents, CatalogDocument{FileID: d.FileID, Alias: d.Alias, Kind: d.Kind, Version: d.Version})
+	}
+	b.reqs.mu.Unlock()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, s := range b.state.Sources {

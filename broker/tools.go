@@ -25,6 +25,7 @@ func (b *Broker) addTools(s *mcp.Server) {
 		Name: "end_session", Description: descEndSession,
 		Annotations: &mcp.ToolAnnotations{Title: "End session", IdempotentHint: true, OpenWorldHint: new(bool), DestructiveHint: new(bool)},
 	}, b.toolEndSession)
+	b.addRequestTools(s)
 }
 
 // Call is what a tool handler knows about its caller: the connection the

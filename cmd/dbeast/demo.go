@@ -42,7 +42,11 @@ func runDemo(args []string) int {
 		fmt.Fprintln(os.Stderr, "dbeast demo:", err)
 		return 1
 	}
-	dbPath := filepath.Join(f.stateDir, "demo", "shop.db")
+	dbPath, err := filepath.Abs(filepath.Join(f.stateDir, "demo", "shop.db"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "dbeast demo:", err)
+		return 1
+	}
 	created, err := shop.Ensure(context.Background(), dbPath)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "dbeast demo:", err)
@@ -63,12 +67,25 @@ func runDemo(args []string) int {
 // connection, shares the source with it at level ask and prints the
 // client configuration.
 func setUpDemo(b *broker.Broker, stateDir, dbPath string) error {
+	nc, err := prepareDemo(b, stateDir, dbPath)
+	if err != nil {
+		return err
+	}
+	var pretty map[string]any
+	_ = json.Unmarshal(nc.ClientConfig, &pretty)
+	cfg, _ := json.MarshalIndent(pretty, "", "  ")
+	fmt.Printf("\nClient configuration (new on every demo start; copy it into your MCP client):\n%s\n\n", cfg)
+	return nil
+}
+
+// prepareDemo does the set-up and returns the new agent connection.
+func prepareDemo(b *broker.Broker, stateDir, dbPath string) (broker.NewConnection, error) {
 	statePath := filepath.Join(stateDir, "demo", "demo.json")
 	var st demoState
 	if raw, err := os.ReadFile(statePath); err == nil {
 		_ = json.Unmarshal(raw, &st)
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return err
+		return broker.NewConnection{}, err
 	}
 	found := false
 	for _, s := range b.Sources() {
@@ -77,30 +94,26 @@ func setUpDemo(b *broker.Broker, stateDir, dbPath string) error {
 	if !found {
 		src, err := b.AddSource(broker.NewSource{Kind: engines.SQLite, Path: dbPath})
 		if err != nil {
-			return err
+			return broker.NewConnection{}, err
 		}
 		st.SourceID = src.ID
 	}
 	if st.ConnectionID != "" {
 		if err := b.RevokeConnection(st.ConnectionID); err != nil && !errors.Is(err, broker.ErrNotFound) {
-			return err
+			return broker.NewConnection{}, err
 		}
 	}
 	nc, err := b.CreateConnection("demo agent")
 	if err != nil {
-		return err
+		return broker.NewConnection{}, err
 	}
 	st.ConnectionID = nc.ID
 	if err := b.SetSharing(broker.SharingEntry{ConnectionID: nc.ID, SourceID: st.SourceID, DatabaseLevel: broker.LevelAsk}); err != nil {
-		return err
+		return broker.NewConnection{}, err
 	}
 	raw, _ := json.Marshal(st)
 	if err := writeSecretFile(statePath, string(raw)+"\n"); err != nil {
-		return err
+		return broker.NewConnection{}, err
 	}
-	var pretty map[string]any
-	_ = json.Unmarshal(nc.ClientConfig, &pretty)
-	cfg, _ := json.MarshalIndent(pretty, "", "  ")
-	fmt.Printf("\nClient configuration (new on every demo start; copy it into your MCP client):\n%s\n\n", cfg)
-	return nil
+	return nc, nil
 }

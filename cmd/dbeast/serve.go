@@ -11,6 +11,10 @@ import (
 	"syscall"
 
 	"github.com/dbeast/dbeast/broker"
+	"github.com/dbeast/dbeast/engines"
+	"github.com/dbeast/dbeast/engines/mysql"
+	"github.com/dbeast/dbeast/engines/postgres"
+	"github.com/dbeast/dbeast/engines/sqlite"
 )
 
 func init() {
@@ -52,7 +56,16 @@ func defaultStateDir() string {
 }
 
 func (f *serveFlags) config() broker.Config {
-	return broker.Config{StateDir: f.stateDir, Listen: f.listen, Console: f.console}
+	return broker.Config{StateDir: f.stateDir, Listen: f.listen, Console: f.console, Drivers: engineDrivers()}
+}
+
+// engineDrivers are the engines the broker runs requests with, by kind.
+func engineDrivers() map[engines.Kind]engines.Driver {
+	return map[engines.Kind]engines.Driver{
+		engines.SQLite:   sqlite.Driver{},
+		engines.Postgres: postgres.Driver{},
+		engines.MySQL:    mysql.Driver{},
+	}
 }
 
 func runServe(args []string) int {

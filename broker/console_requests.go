@@ -1,0 +1,219 @@
+package broker
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+)
+
+// RequestInfo is a request as the console shows it to the person. The
+// statement, alias and client label are data supplied by others and are
+// shown as data.
+type RequestInfo struct {
+	ID               string    `json:"id"`
+	Status           Status    `json:"status"`
+	CreatedAt        time.Time `json:"created_at"`
+	DecisionDeadline time.Time `json:"decision_deadline"`
+	SessionID        string    `json:"session_id"`
+	ClientLabel      string    `json:"client_label"`
+	ConnectionID     string    `json:"connection_id"`
+	ConnectionLabel  string    `json:"connection_label"`
+	SourceID         string    `json:"source_id"`
+	FileID           string    `json:"file_id"`
+	Alias            string    `json:"alias"`
+	SourceKind       string    `json:"source_kind"`
+	ReadOnly         bool      `json:"read_only"`
+	Operation        string    `json:"operation"`
+	OpKind           string    `json:"op_kind"`
+	Statement        string    `json:"statement"`
+	Tables           []string  `json:"tables"`
+	Scopes           []string  `json:"scopes"`
+	Warning          string    `json:"warning"`
+	ErrorCode        Code      `json:"error_code"`
+}
+
+// Errors of the request console API.
+var (
+	ErrNotPending = errors.New("broker: the request is no longer waiting for a decision")
+	ErrBadScope   = errors.New("broker: the scope is not one of the request's scopes")
+)
+
+// Requests lists stored requests newest first, optionally by status.
+func (b *Broker) Requests(status Status) []RequestInfo {
+	labels := map[string]string{}
+	for _, c := range b.Connections() {
+		labels[c.ID] = c.Label
+	}
+	b.reqs.mu.Lock()
+	defer b.reqs.mu.Unlock()
+	b.sweepRequestsLocked()
+	list := b.sortedRequestsLocked()
+	out := []RequestInfo{}
+	for i := len(list) - 1; i >= 0; i-- {
+		r := list[i]
+		if status != "" && r.status != status {
+			continue
+		}
+		// An approved request waiting for a slot is no longer the
+		// person's decision.
+		if status == StatusPending && r.auth != authPrompt {
+			continue
+		}
+		tables := make([]string, len(r.tables))
+		for j, t := range r.tables {
+			tables[j] = t.String()
+		}
+		out = append(out, RequestInfo{
+			ID: r.id, Status: r.status, CreatedAt: r.createdAt.UTC(), DecisionDeadline: r.deadline.UTC(),
+			SessionID: r.sessionID, ClientLabel: r.clientLabel, ConnectionID: r.connID, ConnectionLabel: labels[r.connID],
+			SourceID: r.sourceID, FileID: r.fileID, Alias: r.alias, SourceKind: r.kind, ReadOnly: r.readOnly,
+			Operation: r.operation, OpKind: r.opKind, Statement: r.statement, Tables: tables,
+			Scopes: slices.Clone(r.scopes), Warning: r.warning, ErrorCode: r.errCode,
+		})
+	}
+	return out
+}
+
+// Approve lets a pending request run with the scope the person picked:
+// once (exactly this request) or a session grant of that scope.
+func (b *Broker) Approve(id, scope string) (Status, error) {
+	if scope == "" {
+		scope = ScopeOnce
+	}
+	b.reqs.mu.Lock()
+	defer b.reqs.mu.Unlock()
+	b.sweepRequestsLocked()
+	r := b.reqs.reqs[id]
+	if r == nil {
+		return "", ErrNotFound
+	}
+	if r.status != StatusPending || r.auth != authPrompt {
+		return r.status, ErrNotPending
+	}
+	if !slices.Contains(r.scopes, scope) {
+		return r.status, ErrBadScope
+	}
+	if scope == ScopeOnce {
+		r.auth, r.once = authOnce, true
+	} else {
+		b.grantLocked(r, scope)
+		r.auth = authSession
+	}
+	b.activity.Add(ActivityEntry{Time: b.cfg.now(), SessionID: r.sessionID, RequestID: r.id, Alias: r.alias, Event: "request_approved", Status: scope, SQL: r.statement})
+	b.dispatchLocked()
+	return r.status, nil
+}
+
+// Deny refuses a pending request.
+func (b *Broker) Deny(id string) (Status, error) {
+	b.reqs.mu.Lock()
+	defer b.reqs.mu.Unlock()
+	b.sweepRequestsLocked()
+	r := b.reqs.reqs[id]
+	if r == nil {
+		return "", ErrNotFound
+	}
+	if r.status != StatusPending || r.auth != authPrompt {
+		return r.status, ErrNotPending
+	}
+	b.finishLocked(r, StatusDenied, CodePermissionDenied, messages[CodePermissionDenied])
+	return r.status, nil
+}
+
+var requestStatuses = []Status{StatusPending, StatusRunning, StatusCompleted, StatusFailed, StatusCancelled, StatusExpired,
+	StatusOutcomeUnknown, StatusDenied, StatusRevoked, StatusResultExpired, StatusCompletedResultRevoked}
+
+// addRequestRoutes adds the request and document routes to the console.
+func (b *Broker) addRequestRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /api/requests", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		st := Status(q.Get("status"))
+		if len(q) > 1 || (len(q) == 1 && !q.Has("status")) || (st != "" && !slices.Contains(requestStatuses, st)) {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "broker: status must be a request status"})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"requests": b.Requests(st)})
+	})
+	mux.HandleFunc("POST /api/requests/{id}/approve", func(w http.ResponseWriter, r *http.Request) {
+		var in struct {
+			Scope string `json:"scope"`
+		}
+		if !readOptionalJSON(w, r, &in) {
+			return
+		}
+		st, err := b.Approve(r.PathValue("id"), in.Scope)
+		writeDecision(w, r.PathValue("id"), st, err)
+	})
+	mux.HandleFunc("POST /api/requests/{id}/deny", func(w http.ResponseWriter, r *http.Request) {
+		st, err := b.Deny(r.PathValue("id"))
+		writeDecision(w, r.PathValue("id"), st, err)
+	})
+	mux.HandleFunc("GET /api/documents", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"documents": b.Documents()})
+	})
+	mux.HandleFunc("POST /api/documents", func(w http.ResponseWriter, r *http.Request) {
+		var in struct {
+			Path  string `json:"path"`
+			Alias string `json:"alias"`
+		}
+		if !readJSON(w, r, &in) {
+			return
+		}
+		d, err := b.OpenDocument(in.Path, in.Alias)
+		writeDocument(w, http.StatusCreated, d, err)
+	})
+	mux.HandleFunc("PUT /api/documents/{id}/refresh", func(w http.ResponseWriter, r *http.Request) {
+		d, err := b.RefreshDocument(r.PathValue("id"))
+		writeDocument(w, http.StatusOK, d, err)
+	})
+	mux.HandleFunc("DELETE /api/documents/{id}", func(w http.ResponseWriter, r *http.Request) {
+		writeDocument(w, http.StatusOK, DocumentInfo{}, b.CloseDocument(r.PathValue("id")))
+	})
+}
+
+// readOptionalJSON decodes a JSON object; an empty body is the zero value.
+func readOptionalJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+	raw, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+		return false
+	}
+	if strings.TrimSpace(string(raw)) == "" {
+		return true
+	}
+	r.Body = io.NopCloser(strings.NewReader(string(raw)))
+	return readJSON(w, r, v)
+}
+
+func writeDecision(w http.ResponseWriter, id string, st Status, err error) {
+	switch {
+	case err == nil:
+		writeJSON(w, http.StatusOK, map[string]string{"id": id, "status": string(st)})
+	case errors.Is(err, ErrNotFound):
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": ErrNotFound.Error()})
+	case errors.Is(err, ErrBadScope):
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": ErrBadScope.Error()})
+	default:
+		writeJSON(w, http.StatusConflict, map[string]string{"error": ErrNotPending.Error(), "status": string(st)})
+	}
+}
+
+func writeDocument(w http.ResponseWriter, status int, d DocumentInfo, err error) {
+	switch {
+	case err == nil && d.FileID == "":
+		writeJSON(w, status, map[string]bool{"ok": true})
+	case err == nil:
+		writeJSON(w, status, map[string]any{"file_id": d.FileID, "alias": d.Alias, "version": d.Version})
+	case errors.Is(err, ErrNotFound):
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": ErrNotFound.Error()})
+	case errors.Is(err, ErrTooMany):
+		writeJSON(w, http.StatusConflict, map[string]string{"error": ErrTooMany.Error()})
+	case errors.Is(err, ErrBadAlias):
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": ErrBadAlias.Error()})
+	default:
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": ErrBadDocument.Error()})
+	}
+}

@@ -1,0 +1,298 @@
+package broker
+
+import (
+	"context"
+	"errors"
+
+	"github.com/dbeast/dbeast/engines"
+	"github.com/dbeast/dbeast/verifier"
+)
+
+// dispatchLocked starts every approved pending request that can get a
+// slot (1 per session, 4 globally), oldest first. A slot is held by the
+// task, not by the status: it is released only after the engine's Close
+// returned, even when the request was cancelled long before.
+func (b *Broker) dispatchLocked() {
+	b.sweepRequestsLocked()
+	for _, r := range b.sortedRequestsLocked() {
+		if r.status != StatusPending || r.auth == authPrompt {
+			continue
+		}
+		if r.operation == "read_open_file" {
+			b.startLocked(r) // no database work, no slot
+			continue
+		}
+		if b.reqs.slotsGlobal >= SlotsGlobal || b.reqs.slotsBySession[r.sessionID] >= SlotsPerSession {
+			continue
+		}
+		b.startLocked(r)
+	}
+}
+
+// startLocked re-checks r and moves it to running. Source state, session,
+// authorization and deadline are checked here; a one-time grant is
+// consumed in the same critical section as the move to running.
+func (b *Broker) startLocked(r *request) {
+	if !b.liveLocked(r) {
+		b.revokeLocked(r)
+		return
+	}
+	var pins map[string]string
+	switch r.auth {
+	case authOnce:
+		if !r.once {
+			b.revokeLocked(r)
+			return
+		}
+		r.once = false
+	case authSession:
+		c := b.coverLocked(r)
+		if !c.ok {
+			b.revokeLocked(r)
+			return
+		}
+		r.standing, pins = c.standing, c.pins
+	}
+	r.status = StatusRunning
+	ev := "request_running"
+	if r.standing {
+		ev = "shared_access"
+	}
+	b.activity.Add(ActivityEntry{Time: b.cfg.now(), SessionID: r.sessionID, RequestID: r.id, Alias: r.alias, Event: ev, Status: string(StatusRunning), SQL: r.statement})
+	if r.operation == "read_open_file" {
+		b.completeLocked(r, r.doc.result(), nil)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), b.reqs.opDeadline)
+	r.cancel = cancel
+	b.reqs.slotsGlobal++
+	b.reqs.slotsBySession[r.sessionID]++
+	b.reqs.wg.Add(1)
+	go b.runTask(ctx, cancel, r, pins)
+}
+
+// liveLocked reports whether the request's session, source (same
+// generation, still visible to the connection) or document still exist.
+func (b *Broker) liveLocked(r *request) bool {
+	if !b.sessionAlive(r.sessionID) {
+		return false
+	}
+	if r.fileID != "" {
+		d := b.reqs.docs.docs[r.fileID]
+		return d != nil && d.version == r.generation
+	}
+	_, gen, ok := b.engineSource(r.sourceID)
+	return ok && gen == r.generation && b.EffectiveAccess(r.connID, r.sourceID).Visible()
+}
+
+func (b *Broker) sessionAlive(id string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_, ok := b.sessions[id]
+	return ok
+}
+
+// runTask runs one operation and releases its slot only after the
+// engine's Close returned.
+func (b *Broker) runTask(ctx context.Context, cancel context.CancelFunc, r *request, pins map[string]string) {
+	defer b.reqs.wg.Done()
+	res, ids, err := b.execute(ctx, r, pins)
+	cancel()
+	b.reqs.mu.Lock()
+	defer b.reqs.mu.Unlock()
+	b.reqs.slotsGlobal--
+	if b.reqs.slotsBySession[r.sessionID]--; b.reqs.slotsBySession[r.sessionID] <= 0 {
+		delete(b.reqs.slotsBySession, r.sessionID)
+	}
+	if r.status == StatusRunning {
+		if err == nil {
+			b.pinLocked(r, ids)
+		}
+		if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && !r.write {
+			b.finishLocked(r, StatusExpired, CodeExecutionFailed, string(engines.ReasonTimeout))
+		} else {
+			b.completeLocked(r, res, err)
+		}
+	}
+	b.dispatchLocked()
+}
+
+// execute opens the source's engine, runs the request's operation and
+// closes the engine before returning. ids are the identities the
+// operation proved, by table.
+func (b *Broker) execute(ctx context.Context, r *request, pins map[string]string) (any, map[string]string, error) {
+	src, gen, ok := b.engineSource(r.sourceID)
+	drv := b.cfg.Drivers[engines.Kind(r.kind)]
+	if !ok || gen != r.generation || drv == nil {
+		return nil, nil, engines.NewError(engines.CodeUnavailable, engines.ReasonConnect, nil)
+	}
+	if r.write && src.ReadOnly {
+		return nil, nil, engines.NewError(engines.CodeDenied, engines.ReasonReadOnlySource, nil)
+	}
+	eng, err := drv.Open(ctx, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer eng.Close()
+	lim := engines.Limits{}
+	switch r.operation {
+	case "list_tables":
+		ts, err := eng.ListTables(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		return tablesResult(ts), nil, nil
+	case "describe_table":
+		p, err := eng.Describe(ctx, *r.table)
+		if err != nil {
+			return nil, nil, err
+		}
+		if pin, ok := pins[r.table.String()]; ok && pin != p.Identity {
+			return nil, nil, engines.NewError(engines.CodeIdentityChanged, engines.ReasonIdentityChanged, nil)
+		}
+		return describeResult(p), map[string]string{p.Table.String(): p.Identity}, nil
+	case "read_table", "query_sql":
+		res, proofs, err := eng.Read(ctx, engines.ReadRequest{Verdict: r.verdict, Pins: pins, Limits: lim})
+		if err != nil {
+			return nil, nil, err
+		}
+		ids := map[string]string{}
+		for _, p := range proofs {
+			ids[p.Table.String()] = p.Identity
+		}
+		return res, ids, nil
+	case "request_sql":
+		// A table write runs as the regenerated SQL: the statement shown.
+		if r.verdict != nil && r.verdict.Mode == verifier.ModeTableWrite {
+			res, err := eng.Write(ctx, r.verdict, lim)
+			return res, nil, err
+		}
+		res, err := eng.Exec(ctx, r.fullSQL, lim)
+		return res, nil, err
+	}
+	return nil, nil, engines.NewError(engines.CodeFailed, engines.ReasonExecution, nil)
+}
+
+// completeLocked records an operation's outcome: the result bounded to
+// the MCP response budget, or the engine error mapped to a status and a
+// broker code with the engine's static reason.
+func (b *Broker) completeLocked(r *request, res any, err error) {
+	if err == nil {
+		res = fitResponse(r.id, res)
+		if res == nil {
+			b.finishLocked(r, StatusFailed, CodeLimitExceeded, msgTooManyRows)
+			return
+		}
+		r.result = res
+		b.finishLocked(r, StatusCompleted, "", "")
+		return
+	}
+	e := engines.AsError(err)
+	msg := string(e.Reason)
+	switch e.Code {
+	case engines.CodeIneligible:
+		b.finishLocked(r, StatusFailed, CodeUnsupportedSafeRead, msg)
+	case engines.CodeIdentityChanged:
+		b.dropTableGrantsLocked(r)
+		b.finishLocked(r, StatusFailed, CodePermissionDenied, msg)
+	case engines.CodeUnavailable:
+		b.finishLocked(r, StatusFailed, CodeResourceUnavailable, msg)
+	case engines.CodeDenied:
+		b.finishLocked(r, StatusFailed, CodePermissionDenied, msg)
+	case engines.CodeCancelled:
+		b.finishLocked(r, StatusCancelled, CodeCancelled, msg)
+	case engines.CodeTimeout:
+		b.finishLocked(r, StatusExpired, CodeExecutionFailed, msg)
+	case engines.CodeOutcomeUnknown:
+		b.finishLocked(r, StatusOutcomeUnknown, CodeOutcomeUnknown, msg)
+	case engines.CodeLimit:
+		b.finishLocked(r, StatusFailed, CodeLimitExceeded, msg)
+	default:
+		b.finishLocked(r, StatusFailed, CodeExecutionFailed, string(engines.ReasonExecution))
+	}
+}
+
+// fitResponse trims a result until the whole get_request answer fits the
+// 1 MiB MCP response budget (structured JSON plus its text copy), marking
+// it truncated. Nil means it cannot fit at all.
+func fitResponse(id string, res any) any {
+	fits := func(v any) bool {
+		return marshalSize(viewOf(id, StatusCompleted, "", "", v)) <= MaxResponseBytes
+	}
+	if fits(res) {
+		return res
+	}
+	switch v := res.(type) {
+	case *engines.Result:
+		lo, hi := 0, len(v.Rows) // the largest n that fits is in [lo, hi)
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			c := *v
+			c.Rows = v.Rows[:mid]
+			if fits(&c) {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		c := *v
+		c.Rows = v.Rows[:lo]
+		c.Truncated = true
+		if fits(&c) {
+			return &c
+		}
+	case *docResult:
+		lo, hi := 0, len(v.Text)
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			c := *v
+			c.Text = cutUTF8(v.Text, mid)
+			if fits(&c) {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		c := *v
+		c.Text = cutUTF8(v.Text, lo)
+		c.Length = len(c.Text)
+		c.Truncated = true
+		return &c
+	}
+	return nil
+}
+
+// tableEntryOut is one listed table.
+type tableEntryOut struct {
+	Schema string `json:"schema"`
+	Name   string `json:"name"`
+	Kind   string `json:"kind"`
+}
+
+type tablesOut struct {
+	Tables    []tableEntryOut `json:"tables"`
+	Truncated bool            `json:"truncated"`
+}
+
+func tablesResult(ts []engines.TableEntry) *tablesOut {
+	out := &tablesOut{Tables: []tableEntryOut{}}
+	for i, t := range ts {
+		if i == engines.DefaultMaxRows {
+			out.Truncated = true
+			break
+		}
+		out.Tables = append(out.Tables, tableEntryOut{Schema: t.Table.Schema, Name: t.Table.Name, Kind: t.Kind})
+	}
+	return out
+}
+
+type describeOut struct {
+	Schema  string           `json:"schema"`
+	Name    string           `json:"name"`
+	Kind    string           `json:"kind"`
+	Columns []engines.Column `json:"columns"`
+}
+
+func describeResult(p *engines.Proof) *describeOut {
+	return &describeOut{Schema: p.Table.Schema, Name: p.Table.Name, Kind: p.Kind, Columns: p.Columns}
+}

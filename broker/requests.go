@@ -1,0 +1,289 @@
+package broker
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/dbeast/dbeast/verifier"
+)
+
+// Status is a request's state as the agent and the console see it.
+type Status string
+
+// Request states. pending → running → completed | failed | cancelled |
+// expired | outcome_unknown, and pending → denied | cancelled | expired |
+// revoked; result_expired and completed_result_revoked follow completed.
+const (
+	StatusPending                Status = "pending"
+	StatusRunning                Status = "running"
+	StatusCompleted              Status = "completed"
+	StatusFailed                 Status = "failed"
+	StatusCancelled              Status = "cancelled"
+	StatusExpired                Status = "expired"
+	StatusOutcomeUnknown         Status = "outcome_unknown"
+	StatusDenied                 Status = "denied"
+	StatusRevoked                Status = "revoked"
+	StatusResultExpired          Status = "result_expired"
+	StatusCompletedResultRevoked Status = "completed_result_revoked"
+)
+
+// Request limits from the contract.
+const (
+	DecisionTime         = 5 * time.Minute
+	ResultRetention      = 5 * time.Minute
+	MaxStoredRequests    = 64
+	MaxKeysPerSession    = 256
+	MaxPendingPerSession = 4
+	MaxPendingGlobal     = 32
+	SlotsPerSession      = 1
+	SlotsGlobal          = 4
+	pollAfterMS          = 1000
+)
+
+// Static messages of the request feature.
+const (
+	msgKeysExhausted   = "this session has used all 256 request keys; begin a new session"
+	msgStoreFull       = "the broker holds 64 requests; wait for results to expire or end a session"
+	msgPendingSession  = "this session already has 4 requests waiting for approval"
+	msgPendingGlobal   = "32 requests are already waiting for approval"
+	msgReadOnlySource  = "the source is read-only; it never runs writes"
+	msgDocumentVersion = "the document version is not the current snapshot"
+	msgTooManyRows     = "the response would exceed the 1 MiB MCP response limit"
+)
+
+// authKind says what lets a request run.
+type authKind int
+
+const (
+	authPrompt  authKind = iota // waits for the person
+	authOnce                    // approved once: exactly this request
+	authSession                 // a session grant or standing access
+)
+
+// request is one immutable intent plus its mutable state, guarded by
+// reqState.mu. The fields above the blank line never change after
+// creation.
+type request struct {
+	id, sessionID, connID, clientLabel string
+	key, fingerprint                   string
+	seq                                uint64
+	sourceID, fileID, alias, kind      string
+	readOnly                           bool
+	generation                         uint64 // source generation or document version
+	operation, opKind, statement       string
+	tables                             []verifier.Table
+	scopes                             []string
+	warning                            string
+	write                              bool // may modify data: table write or full SQL
+	verdict                            *verifier.Verdict
+	fullSQL                            string
+	table                              *verifier.Table
+	doc                                *docRead
+	createdAt, deadline                time.Time
+
+	status   Status
+	errCode  Code
+	errMsg   string
+	result   any // the bounded result, released only while completed
+	doneAt   time.Time
+	auth     authKind
+	once     bool // an unconsumed one-time grant
+	standing bool // covered by standing access at its last check
+	cancel   context.CancelFunc
+	done     chan struct{} // closed when the request reaches a terminal state
+}
+
+func (r *request) terminal() bool {
+	return r.status != StatusPending && r.status != StatusRunning
+}
+
+// tombstone is what stays of a request after its retention: the key stays
+// reserved and get_request keeps answering with the final status.
+type tombstone struct {
+	status  Status
+	errCode Code
+	errMsg  string
+}
+
+// keyEntry is one reserved idempotency key of a session.
+type keyEntry struct {
+	fingerprint string
+	requestID   string
+}
+
+// sessionReqs is a session's request-side state.
+type sessionReqs struct {
+	keys   map[string]keyEntry
+	grants grants
+	tombs  map[string]tombstone
+}
+
+// reqState is the broker's request, grant and document state. Lock order:
+// mu may be held while taking Broker.mu, never the other way round.
+type reqState struct {
+	mu       sync.Mutex
+	reqs     map[string]*request
+	seq      uint64
+	sessions map[string]*sessionReqs
+	docs     *docStore
+	// slots held by running tasks until their engine's Close returned.
+	slotsBySession map[string]int
+	slotsGlobal    int
+	// opDeadline bounds one operation; tests shorten it.
+	opDeadline time.Duration
+	// wg tracks running tasks so Close can wait for them.
+	wg sync.WaitGroup
+}
+
+func newReqState() *reqState {
+	return &reqState{
+		reqs: map[string]*request{}, sessions: map[string]*sessionReqs{},
+		docs: newDocStore(), slotsBySession: map[string]int{}, opDeadline: 30 * time.Second,
+	}
+}
+
+func (rq *reqState) sessionLocked(id string) *sessionReqs {
+	s := rq.sessions[id]
+	if s == nil {
+		s = &sessionReqs{keys: map[string]keyEntry{}, tombs: map[string]tombstone{}, grants: newGrants()}
+		rq.sessions[id] = s
+	}
+	return s
+}
+
+// finishLocked moves r to a terminal status.
+func (b *Broker) finishLocked(r *request, st Status, code Code, msg string) {
+	if r.terminal() {
+		return
+	}
+	r.status, r.errCode, r.errMsg = st, code, msg
+	if st != StatusCompleted {
+		r.result = nil
+	}
+	r.doneAt = b.cfg.now()
+	if r.cancel != nil {
+		r.cancel()
+	}
+	close(r.done)
+	b.activity.Add(ActivityEntry{Time: r.doneAt, SessionID: r.sessionID, RequestID: r.id, Alias: r.alias, Event: "request_" + string(st), Status: string(code), SQL: r.statement})
+}
+
+// revokeLocked takes a request's access away: pending → revoked, running
+// reads → revoked, a running write → outcome_unknown, a completed read →
+// revoked and a completed write → completed_result_revoked. The result is
+// dropped in every case.
+func (b *Broker) revokeLocked(r *request) {
+	switch r.status {
+	case StatusPending:
+		b.finishLocked(r, StatusRevoked, CodePermissionDenied, messages[CodePermissionDenied])
+	case StatusRunning:
+		if r.write {
+			b.finishLocked(r, StatusOutcomeUnknown, CodeOutcomeUnknown, messages[CodeOutcomeUnknown])
+		} else {
+			b.finishLocked(r, StatusRevoked, CodePermissionDenied, messages[CodePermissionDenied])
+		}
+	case StatusCompleted:
+		r.result = nil
+		if r.write {
+			r.status = StatusCompletedResultRevoked
+		} else {
+			r.status = StatusRevoked
+		}
+		r.errCode, r.errMsg = CodePermissionDenied, messages[CodePermissionDenied]
+		b.activity.Add(ActivityEntry{Time: b.cfg.now(), SessionID: r.sessionID, RequestID: r.id, Alias: r.alias, Event: "request_" + string(r.status), SQL: r.statement})
+	}
+}
+
+// sweepRequestsLocked expires undecided requests past their decision
+// deadline and turns requests past their retention into tombstones.
+func (b *Broker) sweepRequestsLocked() {
+	now := b.cfg.now()
+	for id, r := range b.reqs.reqs {
+		if r.status == StatusPending && !now.Before(r.deadline) {
+			b.finishLocked(r, StatusExpired, CodePermissionDenied, msgDecisionExpired)
+		}
+		if r.terminal() && !now.Before(r.doneAt.Add(ResultRetention)) {
+			t := tombstone{status: r.status, errCode: r.errCode, errMsg: r.errMsg}
+			if r.status == StatusCompleted {
+				t = tombstone{status: StatusResultExpired, errCode: CodeLimitExceeded, errMsg: msgResultExpired}
+			}
+			if s := b.reqs.sessions[r.sessionID]; s != nil {
+				s.tombs[id] = t
+			}
+			delete(b.reqs.reqs, id)
+		}
+	}
+}
+
+const (
+	msgDecisionExpired = "nobody decided within 5 minutes"
+	msgResultExpired   = "the result was kept for 5 minutes and is gone; the request is not run again"
+)
+
+// pendingCountsLocked counts requests waiting for the person.
+func (b *Broker) pendingCountsLocked(sessionID string) (session, global int) {
+	for _, r := range b.reqs.reqs {
+		if r.status == StatusPending && r.auth == authPrompt {
+			global++
+			if r.sessionID == sessionID {
+				session++
+			}
+		}
+	}
+	return
+}
+
+// sortedRequestsLocked lists stored requests oldest first.
+func (b *Broker) sortedRequestsLocked() []*request {
+	out := make([]*request, 0, len(b.reqs.reqs))
+	for _, r := range b.reqs.reqs {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].seq < out[j].seq })
+	return out
+}
+
+// requestOut is what every request tool and get_request return. Error is
+// the request's own error (a failed, cancelled, expired, revoked or
+// denied request) reported inside the result, not as a tool error.
+type requestOut struct {
+	RequestID   string        `json:"request_id"`
+	Status      Status        `json:"status"`
+	Result      any           `json:"result" jsonschema:"the bounded result, only when status is completed"`
+	PollAfterMS int           `json:"poll_after_ms" jsonschema:"when pending or running, poll get_request after this many milliseconds"`
+	Error       *requestError `json:"error,omitempty"`
+}
+
+type requestError struct {
+	Code    Code   `json:"code"`
+	Message string `json:"message"`
+}
+
+func viewOf(id string, st Status, code Code, msg string, result any) *requestOut {
+	out := &requestOut{RequestID: id, Status: st, Result: result}
+	if st == StatusPending || st == StatusRunning {
+		out.PollAfterMS = pollAfterMS
+	}
+	if code != "" {
+		out.Error = &requestError{Code: code, Message: msg}
+	}
+	return out
+}
+
+// marshalSize is the size of out in the MCP response: the structured JSON
+// plus the same JSON as a text block, escaped as a JSON string, plus an
+// allowance for the envelope.
+func marshalSize(out any) int {
+	raw, err := json.Marshal(out)
+	if err != nil {
+		return 1 << 30
+	}
+	esc, _ := json.Marshal(string(raw))
+	return len(raw) + len(esc) + 1024
+}
+
+// MaxResponseBytes is the MCP response budget.
+const MaxResponseBytes = 1 << 20

@@ -1,0 +1,289 @@
+package broker
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dbeast/dbeast/engines"
+	"github.com/dbeast/dbeast/engines/sqlite"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	_ "modernc.org/sqlite"
+)
+
+// Fixture values whose exact text the results must carry.
+const (
+	fixBigInt  = "9223372036854775807"
+	fixDecimal = "12345678901234567890.123456789012345678"
+	fixBlobHex = "00ff10"
+)
+
+// makeFixture creates the SQLite fixture: items (exact-text values),
+// orders, big (3000 rows for slow cross joins and row truncation), wide
+// (30 rows of 10 KiB: over the data limit), huge (one 70 KiB cell), esc
+// (text that grows when JSON-escaped) and a writable notes table.
+func makeFixture(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "fixture.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	stmts := []string{
+		`CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT, big INTEGER, price TEXT, data BLOB)`,
+		`INSERT INTO items VALUES (1, 'Example', ` + fixBigInt + `, '` + fixDecimal + `', x'` + fixBlobHex + `'), (2, NULL, -1, '0.1', NULL)`,
+		`CREATE TABLE orders (id INTEGER PRIMARY KEY, item_id INTEGER, qty INTEGER)`,
+		`INSERT INTO orders VALUES (1, 1, 5), (2, 2, 7)`,
+		`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)`,
+		`CREATE TABLE big (n INTEGER)`,
+		`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 3000) INSERT INTO big SELECT x FROM c`,
+		`CREATE TABLE wide (id INTEGER, body TEXT)`,
+		`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 30) INSERT INTO wide SELECT x, printf('%.10000c', 'w') FROM c`,
+		`CREATE TABLE huge (id INTEGER, body TEXT)`,
+		`INSERT INTO huge VALUES (1, printf('%.71680c', 'h'))`,
+		`CREATE TABLE esc (id INTEGER, body TEXT)`,
+		`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 40) INSERT INTO esc SELECT x, printf('%.6000c', '<') FROM c`,
+	}
+	for _, s := range stmts {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatalf("fixture %q: %v", s[:20], err)
+		}
+	}
+	return path
+}
+
+// slowEngineDriver wraps the real SQLite driver so a test can hold an
+// engine's Close open: it proves that a cancelled task keeps its slot
+// until Close returned. Everything else is the real engine.
+type slowEngineDriver struct {
+	sqlite.Driver
+	mu      sync.Mutex
+	hold    chan struct{} // when set, Close waits for it to be closed
+	closing chan struct{} // receives one value when Close starts waiting
+}
+
+func (d *slowEngineDriver) Open(ctx context.Context, src engines.Source) (engines.Engine, error) {
+	e, err := d.Driver.Open(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	hold, closing := d.hold, d.closing
+	d.mu.Unlock()
+	return &heldEngine{Engine: e, hold: hold, closing: closing}, nil
+}
+
+type heldEngine struct {
+	engines.Engine
+	hold    chan struct{}
+	closing chan struct{}
+}
+
+func (e *heldEngine) Close() error {
+	err := e.Engine.Close()
+	if e.hold != nil {
+		e.closing <- struct{}{}
+		<-e.hold
+	}
+	return err
+}
+
+// reqEnv is a broker with the SQLite driver and one fixture source.
+type reqEnv struct {
+	*env
+	srcID, path string
+	drv         *slowEngineDriver
+}
+
+func newReqEnv(t *testing.T, readOnly bool) *reqEnv {
+	t.Helper()
+	drv := &slowEngineDriver{}
+	e := newEnv(t, "", func(b *Broker) {
+		b.cfg.Drivers = map[engines.Kind]engines.Driver{engines.SQLite: drv}
+	})
+	path := makeFixture(t)
+	var out map[string]string
+	if st := e.console("POST", "/api/sources", map[string]any{"kind": "sqlite", "path": path, "read_only": readOnly}, &out); st != http.StatusCreated {
+		t.Fatalf("add source: %d", st)
+	}
+	return &reqEnv{env: e, srcID: out["source_id"], path: path, drv: drv}
+}
+
+// agent is one connection with a live session.
+type agent struct {
+	e      *reqEnv
+	cs     *mcp.ClientSession
+	connID string
+	tok    string
+	sid    string
+}
+
+func (e *reqEnv) agent(label string) *agent {
+	e.t.Helper()
+	nc := e.newConnection(label)
+	cs := e.mustConnect(nc.Token, "")
+	e.clock.Advance(4 * time.Second) // begin_session rate window
+	tok, sid := begin(e.t, cs)
+	return &agent{e: e, cs: cs, connID: nc.ID, tok: tok, sid: sid}
+}
+
+func (e *reqEnv) share(conn string, level Level, tables ...TableShare) {
+	e.t.Helper()
+	if st := e.console("PUT", "/api/sharing", SharingEntry{ConnectionID: conn, SourceID: e.srcID, DatabaseLevel: level, Tables: tables}, nil); st != http.StatusOK {
+		e.t.Fatalf("sharing: %d", st)
+	}
+}
+
+func newKey() string {
+	var b [16]byte
+	rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+// call calls a tool with the session token (and a fresh request key for
+// request tools unless one is given). The manual clock moves 100 ms per
+// call so the rate limits refill.
+func (a *agent) call(tool string, args map[string]any) (map[string]any, Code) {
+	a.e.t.Helper()
+	a.e.clock.Advance(100 * time.Millisecond)
+	m := map[string]any{"session_token": a.tok}
+	for k, v := range args {
+		m[k] = v
+	}
+	switch tool {
+	case "get_request", "cancel_request", "list_catalog", "end_session":
+	default:
+		if _, ok := m["request_key"]; !ok {
+			m["request_key"] = newKey()
+		}
+	}
+	return call(a.e.t, a.cs, tool, m)
+}
+
+// submit calls a request tool and fails the test on a tool error.
+func (a *agent) submit(tool string, args map[string]any) (id string, status Status, res map[string]any) {
+	a.e.t.Helper()
+	m, code := a.call(tool, args)
+	if code != "" {
+		a.e.t.Fatalf("%s: tool error %s (%v)", tool, code, m)
+	}
+	res, _ = m["result"].(map[string]any)
+	return m["request_id"].(string), Status(m["status"].(string)), res
+}
+
+func (a *agent) query(sql string) (string, Status, map[string]any) {
+	return a.submit("query_sql", map[string]any{"source_id": a.e.srcID, "sql": sql})
+}
+
+// get returns a request's answer from get_request.
+func (a *agent) get(id string) map[string]any {
+	a.e.t.Helper()
+	m, code := a.call("get_request", map[string]any{"request_id": id})
+	if code != "" {
+		a.e.t.Fatalf("get_request: %s", code)
+	}
+	return m
+}
+
+// wait polls get_request until the status is not pending or running.
+func (a *agent) wait(id string) map[string]any {
+	a.e.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		m := a.get(id)
+		st := Status(m["status"].(string))
+		if st != StatusPending && st != StatusRunning {
+			return m
+		}
+		if time.Now().After(deadline) {
+			a.e.t.Fatalf("request %s still %s", id, st)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitFor polls until the request has status want.
+func (a *agent) waitFor(id string, want Status) map[string]any {
+	a.e.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		m := a.get(id)
+		if Status(m["status"].(string)) == want {
+			return m
+		}
+		if time.Now().After(deadline) {
+			a.e.t.Fatalf("request %s is %v, want %s", id, m["status"], want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func statusOf(m map[string]any) Status { return Status(m["status"].(string)) }
+
+func errCodeOf(m map[string]any) Code {
+	e, _ := m["error"].(map[string]any)
+	c, _ := e["code"].(string)
+	return Code(c)
+}
+
+func (e *reqEnv) approve(id, scope string) int {
+	e.t.Helper()
+	var body any
+	if scope != "" {
+		body = map[string]string{"scope": scope}
+	}
+	return e.console("POST", "/api/requests/"+id+"/approve", body, nil)
+}
+
+func (e *reqEnv) pending() []RequestInfo {
+	e.t.Helper()
+	var out struct {
+		Requests []RequestInfo `json:"requests"`
+	}
+	if st := e.console("GET", "/api/requests?status=pending", nil, &out); st != http.StatusOK {
+		e.t.Fatalf("list requests: %d", st)
+	}
+	return out.Requests
+}
+
+func (e *reqEnv) info(id string) RequestInfo {
+	e.t.Helper()
+	var out struct {
+		Requests []RequestInfo `json:"requests"`
+	}
+	e.console("GET", "/api/requests", nil, &out)
+	for _, r := range out.Requests {
+		if r.ID == id {
+			return r
+		}
+	}
+	e.t.Fatalf("request %s not listed", id)
+	return RequestInfo{}
+}
+
+func rowsOf(res map[string]any) [][]any {
+	raw, _ := json.Marshal(res["rows"])
+	var rows [][]any
+	json.Unmarshal(raw, &rows)
+	return rows
+}
+
+func mustContain(t *testing.T, s, sub string) {
+	t.Helper()
+	if !strings.Contains(s, sub) {
+		t.Fatalf("%q does not contain %q", s, sub)
+	}
+}
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

@@ -1,0 +1,43 @@
+package broker
+
+import "context"
+
+type requestIDIn struct {
+	SessionToken SessionToken `json:"session_token" jsonschema:"the secret from begin_session"`
+	RequestID    RequestID    `json:"request_id" jsonschema:"a request_id returned by a request tool of this session"`
+}
+
+// toolGetRequest returns the status and bounded result of the caller's own
+// request without running it again. Another session's request id gives
+// the same generic error as an unknown one.
+func (b *Broker) toolGetRequest(_ context.Context, c Call, in requestIDIn) (*requestOut, error) {
+	s, terr := b.session(c.ConnectionID, string(in.SessionToken))
+	if terr != nil {
+		return nil, terr
+	}
+	return b.view(s.ID, string(in.RequestID))
+}
+
+// toolCancelRequest cancels the caller's own pending or running request
+// and blocks its result. A running write becomes outcome_unknown: the
+// statement may already have taken effect.
+func (b *Broker) toolCancelRequest(_ context.Context, c Call, in requestIDIn) (*requestOut, error) {
+	s, terr := b.session(c.ConnectionID, string(in.SessionToken))
+	if terr != nil {
+		return nil, terr
+	}
+	b.reqs.mu.Lock()
+	r := b.reqs.reqs[string(in.RequestID)]
+	if r != nil && r.sessionID == s.ID {
+		switch {
+		case r.status == StatusPending:
+			b.finishLocked(r, StatusCancelled, CodeCancelled, messages[CodeCancelled])
+		case r.status == StatusRunning && r.write:
+			b.finishLocked(r, StatusOutcomeUnknown, CodeOutcomeUnknown, messages[CodeOutcomeUnknown])
+		case r.status == StatusRunning:
+			b.finishLocked(r, StatusCancelled, CodeCancelled, messages[CodeCancelled])
+		}
+	}
+	b.reqs.mu.Unlock()
+	return b.view(s.ID, string(in.RequestID))
+}
