@@ -195,6 +195,21 @@ func (b *Broker) StopServer() error {
 	return nil
 }
 
+// ServerState is what the console shows about the MCP listener. It holds
+// no secret: the URL is the loopback endpoint every client config names.
+type ServerState struct {
+	MCPURL  string `json:"mcp_url"`
+	Running bool   `json:"running"`
+}
+
+// ServerStatus reports the MCP endpoint and whether it is serving.
+func (b *Broker) ServerStatus() ServerState {
+	b.srvMu.Lock()
+	running := b.mcpSrv != nil
+	b.srvMu.Unlock()
+	return ServerState{MCPURL: b.MCPURL(), Running: running}
+}
+
 // StartServer starts the MCP listener after StopServer; a running server
 // is left alone. Sessions from before are gone: a new generation begins.
 func (b *Broker) StartServer() error {

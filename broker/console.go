@@ -35,6 +35,7 @@ func (b *Broker) consoleHandler() http.Handler {
 	mux.HandleFunc("POST /api/stop-all", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]int{"ended": b.StopAll()})
 	})
+	mux.HandleFunc("GET /api/server", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, b.ServerStatus()) })
 	mux.HandleFunc("POST /api/server/stop", func(w http.ResponseWriter, _ *http.Request) { writeResult(w, b.StopServer()) })
 	mux.HandleFunc("POST /api/server/start", func(w http.ResponseWriter, _ *http.Request) { writeResult(w, b.StartServer()) })
 	mux.HandleFunc("GET /api/activity", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, b.activity.List()) })

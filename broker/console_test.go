@@ -270,3 +270,25 @@ func TestCatalogVisibility(t *testing.T) {
 		t.Fatalf("catalog = %s", raw)
 	}
 }
+
+// TestServerStatus checks the console's view of the MCP listener follows
+// stop and start, and that a stopped server refuses agents.
+func TestServerStatus(t *testing.T) {
+	e := newEnv(t, "")
+	var st ServerState
+	if code := e.console("GET", "/api/server", nil, &st); code != 200 || !st.Running || st.MCPURL != e.b.MCPURL() {
+		t.Fatalf("GET /api/server = %d %+v, want running at %s", code, st, e.b.MCPURL())
+	}
+	if code := e.console("POST", "/api/server/stop", nil, nil); code != 200 {
+		t.Fatalf("stop = %d", code)
+	}
+	if code := e.console("GET", "/api/server", nil, &st); code != 200 || st.Running {
+		t.Fatalf("after stop: %d %+v, want stopped", code, st)
+	}
+	if code := e.console("POST", "/api/server/start", nil, nil); code != 200 {
+		t.Fatalf("start = %d", code)
+	}
+	if code := e.console("GET", "/api/server", nil, &st); code != 200 || !st.Running {
+		t.Fatalf("after start: %d %+v, want running", code, st)
+	}
+}

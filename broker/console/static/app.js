@@ -654,11 +654,18 @@
   }
 
   // ---- server ------------------------------------------------------------
-  function loadServer() { $("server-console").textContent = location.origin; }
+  async function loadServer() {
+    $("server-console").textContent = location.origin;
+    const r = await api("GET", "/api/server");
+    if (r.status !== 200) return;
+    $("server-mcp").textContent = r.body.mcp_url;
+    $("server-running").textContent = r.body.running ? "running" : "stopped";
+  }
 
   async function serverAction(path, done) {
     const r = await api("POST", path);
     status("server-status", r.status === 200 ? done : errorText(r, "Failed"), r.status !== 200);
+    loadServer();
   }
   $("server-start").addEventListener("click", function () { serverAction("/api/server/start", "Server running."); });
   $("server-stop").addEventListener("click", function () { serverAction("/api/server/stop", "Server stopped; every session ended."); });
