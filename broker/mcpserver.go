@@ -2,6 +2,7 @@ package broker
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"runtime/debug"
 
@@ -27,12 +28,13 @@ func (b *Broker) newMCPServer() *mcp.Server {
 // recoverMiddleware turns a panic anywhere below it into an error answer:
 // the SDK has no recover of its own and a panicking handler would take the
 // process down. A tool call gets a tool error; other methods a JSON-RPC
-// error. The panic value is logged for the person, never sent to the agent.
+// error. Only the panic value's type and the stack are logged: the value
+// itself may quote SQL or data, which never goes to a log.
 func (b *Broker) recoverMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
 		defer func() {
 			if p := recover(); p != nil {
-				b.log.Error("handler panic", slog.String("method", method), slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
+				b.log.Error("handler panic", slog.String("method", method), slog.String("panic_type", fmt.Sprintf("%T", p)), slog.String("stack", string(debug.Stack())))
 				if method == "tools/call" {
 					res, err = toolErrorResult(toolErrMsg(CodeExecutionFailed, msgInternal), false), nil
 					return
