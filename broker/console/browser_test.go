@@ -323,7 +323,10 @@ func TestConsoleInBrowser(t *testing.T) {
 		if st := ag.status(pending, 0); st != "pending" {
 			t.Fatalf("unshared table: %q, want pending", st)
 		}
+		// The status still reads "Saved." from the first save: clear it so
+		// the wait below sees this save's answer, not the previous one.
 		br.do("narrow to read", choose(`tr[data-table="main.orders"] select`, "read"),
+			void(chromedp.Evaluate[bool](`(document.getElementById('share-status').textContent = '') === ''`)),
 			chromedp.Click(css("#share-save")), textIs("#share-status", "Saved."))
 		if acc := e.b.EffectiveAccess(nc.ID, e.sourceID); len(acc.Tables) != 1 || acc.Tables[0].Access != "read" {
 			t.Fatalf("after narrowing: %+v", acc)
