@@ -1,0 +1,36 @@
+package conformance
+
+import (
+	"context"
+
+	"github.com/dbeast/dbeast/verifier"
+)
+
+// Engine is one named connection to a live server with the harness's
+// scratch fixture. Implementations are not safe for concurrent use: the
+// Runner checks one case at a time, which also keeps per-transaction
+// counters free of noise.
+type Engine interface {
+	// Name is the engine's short name: postgres, mysql or sqlite.
+	Name() string
+	// Version is the server's version string, for the summary.
+	Version() string
+	// Dialect is the verifier dialect of the engine.
+	Dialect() verifier.Dialect
+	// Schema is where the fixture tables live: the scratch schema or
+	// database, or main for SQLite. Generated queries name it.
+	Schema() string
+	// Database is the verifier Input's Database (MySQL only).
+	Database() string
+	// CheckAccepted runs the verdict's normalized SQL and the original on
+	// the fixture and reports what the server did. Problems in the
+	// observation are disagreements; an error means the check itself could
+	// not run (connection lost) and aborts the run.
+	CheckAccepted(ctx context.Context, original string, v *verifier.Verdict) (*Observation, error)
+	// TryRefused reports whether the server runs sql harmlessly as an
+	// unprivileged reader in a rolled-back read-only transaction: no error,
+	// nothing written, only fixture tables read.
+	TryRefused(ctx context.Context, sql string) (bool, error)
+	// Close releases the connections. The fixture is left in place.
+	Close() error
+}

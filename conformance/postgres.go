@@ -1,0 +1,433 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dbeast/dbeast/conformance/gen"
+	"github.com/dbeast/dbeast/verifier"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// PGSchema is the scratch schema of the PostgreSQL fixture.
+const PGSchema = "dbeast_conf"
+
+// pgProbeRole is the unprivileged login role refused queries run as: it
+// can read the fixture tables but not the decoy, cannot signal other
+// backends, read server files or run programs, and cannot become the
+// superuser again (its session user is itself).
+const pgProbeRole = "dbeast_conf_probe"
+
+// pgLock is the advisory lock key that serialises harness runs on one
+// server, since each run recreates the fixture.
+const pgLock = 0x6462656173746366
+
+// pgShadowFunctions are user functions in the scratch schema that shadow
+// built-ins by name. They must never run: a call shows in
+// pg_stat_xact_user_functions (track_functions = 'all').
+var pgShadowFunctions = []string{
+	"lower(x text) RETURNS text", "upper(x text) RETURNS text", "length(x text) RETURNS integer",
+	"abs(x integer) RETURNS integer", "abs(x numeric) RETURNS numeric", "round(x numeric) RETURNS numeric",
+	"pg_sleep(x double precision) RETURNS void", "now() RETURNS timestamptz",
+}
+
+// Postgres is a PostgreSQL server reached by DSN, with the fixture in
+// schema dbeast_conf of the DSN's database.
+type Postgres struct {
+	pcfg    *pgx.ConnConfig // the probe's; nil when it cannot log in
+	conn    *pgx.Conn       // superuser: fixture, checks of accepted reads
+	probe   *pgx.Conn       // pgProbeRole; nil when the role cannot log in
+	version string
+	procs   map[string]string // pg_catalog function name → "" if i/s, else why not
+}
+
+var _ Engine = (*Postgres)(nil)
+
+// OpenPostgres connects, takes the harness lock for the engine's lifetime,
+// and recreates the fixture. The DSN's user must be a superuser (to set
+// track_functions and create the probe role).
+func OpenPostgres(ctx context.Context, dsn string) (*Postgres, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("conformance: postgres dsn: %w", err)
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("conformance: postgres connect: %w", err)
+	}
+	e := &Postgres{conn: conn, procs: map[string]string{}}
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(pgLock)); err != nil {
+		e.Close()
+		return nil, fmt.Errorf("conformance: postgres lock: %w", err)
+	}
+	if err := conn.QueryRow(ctx, "SELECT current_setting('server_version')").Scan(&e.version); err != nil {
+		e.Close()
+		return nil, fmt.Errorf("conformance: postgres version: %w", err)
+	}
+	if err := e.fixture(ctx); err != nil {
+		e.Close()
+		return nil, err
+	}
+	pcfg := cfg.Copy()
+	pcfg.User = pgProbeRole
+	pcfg.Password = ""
+	if p, err := pgx.ConnectConfig(ctx, pcfg); err == nil {
+		e.probe, e.pcfg = p, pcfg
+	}
+	return e, nil
+}
+
+func (e *Postgres) fixture(ctx context.Context) error {
+	typ := func(k gen.Kind) string {
+		switch k {
+		case gen.Int:
+			return "integer"
+		case gen.Num:
+			return "numeric"
+		}
+		return "text"
+	}
+	q := func(s string) string { return `"` + s + `"` }
+	stmts := []string{
+		"DROP SCHEMA IF EXISTS " + PGSchema + " CASCADE",
+		"CREATE SCHEMA " + PGSchema,
+	}
+	stmts = append(stmts, fixtureDDL(PGSchema+".", typ, q)...)
+	for _, f := range pgShadowFunctions {
+		ret := f[strings.LastIndex(f, "RETURNS ")+len("RETURNS "):]
+		body := "RETURN NULL;"
+		if ret == "void" {
+			body = "RETURN;"
+		}
+		stmts = append(stmts, "CREATE FUNCTION "+PGSchema+"."+f+" LANGUAGE plpgsql VOLATILE AS $f$BEGIN "+body+" END$f$")
+	}
+	stmts = append(stmts,
+		`DO $r$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '`+pgProbeRole+`') THEN CREATE ROLE `+pgProbeRole+` LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE; END IF; END$r$`,
+		"GRANT USAGE ON SCHEMA "+PGSchema+" TO "+pgProbeRole,
+		"ALTER ROLE "+pgProbeRole+" SET track_functions = 'all'",
+	)
+	for _, t := range gen.Tables {
+		stmts = append(stmts, "GRANT SELECT ON "+PGSchema+"."+t.Name+" TO "+pgProbeRole)
+	}
+	for _, s := range stmts {
+		if _, err := e.conn.Exec(ctx, s); err != nil {
+			return fmt.Errorf("conformance: postgres fixture: %w", err)
+		}
+	}
+	return nil
+}
+
+// Name implements Engine.
+func (e *Postgres) Name() string { return "postgres" }
+
+// Version implements Engine.
+func (e *Postgres) Version() string { return e.version }
+
+// Dialect implements Engine.
+func (e *Postgres) Dialect() verifier.Dialect { return verifier.Postgres }
+
+// Schema implements Engine.
+func (e *Postgres) Schema() string { return PGSchema }
+
+// Database implements Engine.
+func (e *Postgres) Database() string { return "" }
+
+// isMultiCommand reports whether err is the server refusing to Parse more
+// than one command as one prepared statement.
+func isMultiCommand(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "42601" && strings.Contains(pe.Message, "multiple commands")
+}
+
+// pgRows runs q with the extended protocol (Parse accepts one statement
+// only) and returns sorted row lines.
+func pgRows(ctx context.Context, tx pgx.Tx, q string) ([]string, error) {
+	rows, err := tx.Query(ctx, q, pgx.QueryExecModeDescribeExec)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rowLine(vals))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	sortStrings(out)
+	return out, nil
+}
+
+// inSavepoint runs f inside a savepoint, rolling back to it on error so
+// the transaction stays usable.
+func inSavepoint(ctx context.Context, tx pgx.Tx, f func() error) error {
+	if _, err := tx.Exec(ctx, "SAVEPOINT conf"); err != nil {
+		return err
+	}
+	ferr := f()
+	if ferr != nil {
+		if _, err := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT conf"); err != nil {
+			return err
+		}
+		return ferr
+	}
+	_, err := tx.Exec(ctx, "RELEASE SAVEPOINT conf")
+	return err
+}
+
+// procProblem says why a pg_catalog function name is not acceptable in a
+// plan ("" when every overload is built-in and IMMUTABLE or STABLE).
+func (e *Postgres) procProblem(ctx context.Context, tx pgx.Tx, name string) (string, error) {
+	if p, ok := e.procs[name]; ok {
+		return p, nil
+	}
+	var n, bad, user int
+	err := tx.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE provolatile NOT IN ('i','s')), count(*) FILTER (WHERE p.oid >= 16384)
+		FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+		WHERE n.nspname = 'pg_catalog' AND p.proname = $1`, name).Scan(&n, &bad, &user)
+	if err != nil {
+		return "", err
+	}
+	p := ""
+	switch {
+	case n == 0:
+		p = "not a pg_catalog function"
+	case user > 0:
+		p = "not built-in"
+	case bad > 0:
+		p = "volatile"
+	}
+	e.procs[name] = p
+	return p, nil
+}
+
+// CheckAccepted implements Engine.
+func (e *Postgres) CheckAccepted(ctx context.Context, original string, v *verifier.Verdict) (*Observation, error) {
+	obs := &Observation{}
+	tx, err := e.conn.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, fmt.Errorf("conformance: postgres begin: %w", err)
+	}
+	defer tx.Rollback(context.Background())
+	for _, s := range []string{"SET LOCAL track_functions = 'all'", "SET LOCAL search_path = pg_catalog", "SET LOCAL statement_timeout = '5s'"} {
+		if _, err := tx.Exec(ctx, s); err != nil {
+			return nil, fmt.Errorf("conformance: postgres setup: %w", err)
+		}
+	}
+	allowed := map[string]bool{}
+	for _, t := range v.Tables {
+		allowed[t.Schema+"."+t.Name] = true
+	}
+	// PostgreSQL 15+ keeps unflushed counts of earlier transactions in the
+	// pg_stat_xact views, so the check works on deltas from here.
+	tables0, funcs0, err := pgXactStats(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	// One statement: Parse of the extended protocol accepts only one.
+	perr := inSavepoint(ctx, tx, func() error {
+		_, err := tx.Conn().PgConn().Prepare(ctx, "", v.NormalizedSQL, nil)
+		return err
+	})
+	if isMultiCommand(perr) {
+		obs.Problems = append(obs.Problems, Problem{KindNotOneStatement, "Parse refused more than one command"})
+	}
+	// The plan.
+	var plan []byte
+	eerr := inSavepoint(ctx, tx, func() error {
+		return tx.QueryRow(ctx, "EXPLAIN (VERBOSE, FORMAT JSON) "+v.NormalizedSQL, pgx.QueryExecModeDescribeExec).Scan(&plan)
+	})
+	if eerr == nil {
+		facts, err := pgPlanFacts(plan)
+		if err != nil {
+			return nil, fmt.Errorf("conformance: postgres plan: %w", err)
+		}
+		obs.PlanRelations = sortedKeys(facts.relations)
+		obs.PlanFunctions = sortedKeys(facts.functions)
+		for _, r := range obs.PlanRelations {
+			if !allowed[r] {
+				obs.Problems = append(obs.Problems, Problem{KindExplainRelation, "plan scans " + r})
+			}
+		}
+		for _, f := range obs.PlanFunctions {
+			schema, name, _ := strings.Cut(f, ".")
+			if schema != "" && schema != "pg_catalog" {
+				obs.Problems = append(obs.Problems, Problem{KindCalledFunction, "plan calls " + f})
+				continue
+			}
+			p, err := e.procProblem(ctx, tx, name)
+			if err != nil {
+				return nil, fmt.Errorf("conformance: postgres pg_proc: %w", err)
+			}
+			if p != "" {
+				obs.Problems = append(obs.Problems, Problem{KindCalledFunction, "plan calls " + name + ": " + p})
+			}
+		}
+	}
+	// The read itself.
+	var norm []string
+	nerr := inSavepoint(ctx, tx, func() error {
+		var err error
+		norm, err = pgRows(ctx, tx, v.NormalizedSQL)
+		return err
+	})
+	if nerr != nil {
+		obs.NormalizedError = nerr.Error()
+		if isMultiCommand(nerr) {
+			obs.Problems = append(obs.Problems, Problem{KindNotOneStatement, "the read was refused as more than one command"})
+		}
+	} else if eerr != nil {
+		obs.Problems = append(obs.Problems, Problem{KindExplainRelation, "EXPLAIN failed where the read ran: " + eerr.Error()})
+	}
+	// What the server did in this transaction.
+	tables1, funcs1, err := pgXactStats(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	touched, funcs := statDelta(tables0, tables1), statDelta(funcs0, funcs1)
+	obs.TablesTouched, obs.FunctionsCalled = touched, funcs
+	for _, t := range touched {
+		if !allowed[t] {
+			obs.Problems = append(obs.Problems, Problem{KindTouchedTable, "server scanned " + t})
+		}
+	}
+	for _, f := range funcs {
+		obs.Problems = append(obs.Problems, Problem{KindCalledFunction, "server called user function " + f})
+	}
+	var xid *string
+	if err := tx.QueryRow(ctx, "SELECT pg_current_xact_id_if_assigned()::text").Scan(&xid); err != nil {
+		return nil, fmt.Errorf("conformance: postgres xid: %w", err)
+	}
+	if xid != nil {
+		obs.Problems = append(obs.Problems, Problem{KindWrite, "a transaction id was assigned"})
+	}
+	// Same rows for the original text.
+	var orig []string
+	oerr := inSavepoint(ctx, tx, func() error {
+		var err error
+		orig, err = pgRows(ctx, tx, original)
+		return err
+	})
+	if oerr != nil {
+		obs.OriginalError = oerr.Error()
+	}
+	compareRows(obs, norm, orig)
+	return obs, nil
+}
+
+// pgXactStats returns the scan counts of user tables and the call counts
+// of user functions that pg_stat_xact_* show now.
+func pgXactStats(ctx context.Context, tx pgx.Tx) (tables, funcs map[string]int64, err error) {
+	tables, funcs = map[string]int64{}, map[string]int64{}
+	rows, err := tx.Query(ctx, `SELECT schemaname || '.' || relname, coalesce(seq_scan, 0) + coalesce(idx_scan, 0)
+		FROM pg_catalog.pg_stat_xact_user_tables
+		UNION ALL SELECT '()' || schemaname || '.' || funcname, calls FROM pg_catalog.pg_stat_xact_user_functions`)
+	if err != nil {
+		return nil, nil, fmt.Errorf("conformance: postgres stats: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		var n int64
+		if err := rows.Scan(&k, &n); err != nil {
+			return nil, nil, fmt.Errorf("conformance: postgres stats: %w", err)
+		}
+		if f, ok := strings.CutPrefix(k, "()"); ok {
+			funcs[f] = n
+		} else {
+			tables[k] = n
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("conformance: postgres stats: %w", err)
+	}
+	return tables, funcs, nil
+}
+
+// statDelta returns the sorted names whose count grew from a to b.
+func statDelta(a, b map[string]int64) []string {
+	grew := map[string]bool{}
+	for k, n := range b {
+		if n > a[k] {
+			grew[k] = true
+		}
+	}
+	return sortedKeys(grew)
+}
+
+// TryRefused implements Engine: as pgProbeRole, read-only, one second at
+// most, rolled back; harmless when it ran, scanned only fixture tables,
+// called no user function and got no transaction id. The session is
+// reset afterwards (advisory locks and settings outlive a rollback).
+func (e *Postgres) TryRefused(ctx context.Context, q string) (bool, error) {
+	if e.pcfg == nil || !startsAsRead(q) {
+		return false, nil
+	}
+	// pgx closes a connection whose query a context cancelled.
+	if e.probe == nil || e.probe.IsClosed() {
+		p, err := pgx.ConnectConfig(ctx, e.pcfg)
+		if err != nil {
+			return false, nil
+		}
+		e.probe = p
+	}
+	defer e.probe.Exec(context.Background(), "DISCARD ALL")
+	tx, err := e.probe.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return false, nil // reconnected on the next try
+	}
+	defer tx.Rollback(context.Background())
+	// pg_catalog first, so built-ins win over the fixture's shadows, then
+	// the fixture, so an unqualified table name resolves as it would for
+	// a user whose schema is on the path.
+	for _, s := range []string{"SET LOCAL search_path = pg_catalog, " + PGSchema, "SET LOCAL statement_timeout = '1s'", "SET LOCAL lock_timeout = '200ms'"} {
+		if _, err := tx.Exec(ctx, s); err != nil {
+			return false, fmt.Errorf("conformance: postgres probe setup: %w", err)
+		}
+	}
+	tables0, funcs0, err := pgXactStats(ctx, tx)
+	if err != nil {
+		return false, nil
+	}
+	qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	_, rerr := pgRows(qctx, tx, q)
+	cancel()
+	if rerr != nil {
+		return false, nil
+	}
+	tables1, funcs1, err := pgXactStats(ctx, tx)
+	if err != nil {
+		return false, nil
+	}
+	tables, funcs := statDelta(tables0, tables1), statDelta(funcs0, funcs1)
+	var xid *string
+	if err := tx.QueryRow(ctx, "SELECT pg_current_xact_id_if_assigned()::text").Scan(&xid); err != nil || xid != nil {
+		return false, nil
+	}
+	for _, t := range tables {
+		schema, name, _ := strings.Cut(t, ".")
+		if schema != PGSchema || !fixtureTable(name) {
+			return false, nil
+		}
+	}
+	return len(funcs) == 0, nil
+}
+
+// Close implements Engine; the fixture stays for inspection.
+func (e *Postgres) Close() error {
+	if e.probe != nil {
+		e.probe.Close(context.Background())
+	}
+	if e.conn != nil {
+		return e.conn.Close(context.Background())
+	}
+	return nil
+}

@@ -1,0 +1,232 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"reflect"
+	"sort"
+	"time"
+
+	"github.com/dbeast/dbeast/verifier"
+)
+
+// Runner checks cases against one engine. The zero value is not usable:
+// Engine and Verify are required.
+type Runner struct {
+	Engine Engine
+	Verify VerifyFunc
+	// Shrink enables delta debugging of failing generated cases.
+	Shrink bool
+	// MaxShrinkChecks bounds the server checks spent shrinking one case;
+	// zero means 1000.
+	MaxShrinkChecks int
+	// Progress, if set, receives a progress line every ProgressEvery.
+	Progress io.Writer
+	// ProgressEvery is the progress interval; zero means 5 seconds.
+	ProgressEvery time.Duration
+	// SkipRefused skips trying refused cases on the server (no
+	// over-refusal count).
+	SkipRefused bool
+}
+
+// Summary is the result of a run on one engine.
+type Summary struct {
+	Engine         string         `json:"engine"`
+	Version        string         `json:"version"`
+	Cases          int            `json:"cases"`
+	Accepted       int            `json:"accepted"`
+	Refused        int            `json:"refused"`
+	ServerErrors   int            `json:"server_errors"` // accepted, but the normalized SQL failed on the fixture
+	OverRefusals   int            `json:"over_refusals"`
+	OverRefusalSQL []string       `json:"over_refusal_examples,omitempty"`
+	RefusalCodes   map[string]int `json:"refusal_codes"`
+	Disagreements  []Disagreement `json:"disagreements"`
+	Seconds        float64        `json:"seconds"`
+	CasesPerSecond float64        `json:"cases_per_second"`
+}
+
+// result is the outcome of checking one SQL text.
+type result struct {
+	verdict  *verifier.Verdict
+	refusal  *verifier.Refusal
+	obs      *Observation
+	problems []Problem
+}
+
+func (r *Runner) input(sql string, mode verifier.Mode) verifier.Input {
+	return verifier.Input{Dialect: r.Engine.Dialect(), SQL: sql, Mode: mode, Database: r.Engine.Database()}
+}
+
+// verify calls the verifier, turning a panic into a verifier error.
+func (r *Runner) verify(in verifier.Input) (v *verifier.Verdict, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			v, err = nil, fmt.Errorf("conformance: verifier panicked: %v", p)
+		}
+	}()
+	return r.Verify(in)
+}
+
+// check verifies sql and, when accepted, checks it on the server.
+func (r *Runner) check(ctx context.Context, sql string, mode verifier.Mode) (*result, error) {
+	res := &result{}
+	v, err := r.verify(r.input(sql, mode))
+	if err != nil {
+		if ref, ok := verifier.AsRefusal(err); ok {
+			res.refusal = ref
+			return res, nil
+		}
+		res.problems = append(res.problems, Problem{KindVerifierError, err.Error()})
+		return res, nil
+	}
+	res.verdict = v
+	if v.Mode != "" && v.Mode != verifier.ModeRead {
+		// The harness checks reads; writes and full SQL are out of scope.
+		return res, nil
+	}
+	v2, err := r.verify(r.input(v.NormalizedSQL, mode))
+	switch {
+	case err != nil:
+		res.problems = append(res.problems, Problem{KindVerdictUnstable, "normalized SQL is refused: " + err.Error()})
+	default:
+		res.problems = append(res.problems, compareVerdicts(v, v2)...)
+	}
+	obs, err := r.Engine.CheckAccepted(ctx, sql, v)
+	if err != nil {
+		return nil, err
+	}
+	res.obs = obs
+	res.problems = append(res.problems, obs.Problems...)
+	return res, nil
+}
+
+func compareVerdicts(a, b *verifier.Verdict) []Problem {
+	var out []Problem
+	if a.NormalizedSQL != b.NormalizedSQL {
+		out = append(out, Problem{KindVerdictUnstable, "normalized text changes on re-verify: " + b.NormalizedSQL})
+	}
+	if !reflect.DeepEqual(a.TableNames(), b.TableNames()) {
+		out = append(out, Problem{KindVerdictUnstable, fmt.Sprintf("tables differ: %v vs %v", a.TableNames(), b.TableNames())})
+	}
+	if !reflect.DeepEqual(emptyNil(a.Functions), emptyNil(b.Functions)) {
+		out = append(out, Problem{KindVerdictUnstable, fmt.Sprintf("functions differ: %v vs %v", a.Functions, b.Functions)})
+	}
+	if len(a.Columns) != len(b.Columns) || (len(a.Columns) > 0 && !reflect.DeepEqual(a.Columns, b.Columns)) {
+		out = append(out, Problem{KindVerdictUnstable, fmt.Sprintf("columns differ: %v vs %v", a.Columns, b.Columns)})
+	}
+	if a.Op != b.Op {
+		out = append(out, Problem{KindVerdictUnstable, "op differs"})
+	}
+	return out
+}
+
+func emptyNil(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+// Run checks every case and returns the summary. It stops early only when
+// ctx ends or the engine loses its connection (returned as the error,
+// with the summary so far).
+func (r *Runner) Run(ctx context.Context, cases []Case) (*Summary, error) {
+	s := &Summary{Engine: r.Engine.Name(), Version: r.Engine.Version(), RefusalCodes: map[string]int{}}
+	start := time.Now()
+	last := start
+	every := r.ProgressEvery
+	if every == 0 {
+		every = 5 * time.Second
+	}
+	var runErr error
+	for i, c := range cases {
+		if err := ctx.Err(); err != nil {
+			runErr = err
+			break
+		}
+		if r.Progress != nil && time.Since(last) >= every {
+			last = time.Now()
+			el := last.Sub(start).Seconds()
+			fmt.Fprintf(r.Progress, "%s: %d/%d cases, %d disagreements, %.0f cases/s\n", s.Engine, i, len(cases), len(s.Disagreements), float64(i)/el)
+		}
+		res, err := r.check(ctx, c.SQL, c.Mode)
+		if err != nil {
+			runErr = fmt.Errorf("conformance: case %s: %w", c.Name, err)
+			break
+		}
+		s.Cases++
+		switch {
+		case res.refusal != nil:
+			s.Refused++
+			s.RefusalCodes[string(res.refusal.Code)]++
+			if !r.SkipRefused && (c.Mode == "" || c.Mode == verifier.ModeRead) {
+				ok, err := r.Engine.TryRefused(ctx, c.SQL)
+				if err != nil {
+					runErr = fmt.Errorf("conformance: case %s: %w", c.Name, err)
+					break
+				}
+				if ok {
+					s.OverRefusals++
+					if len(s.OverRefusalSQL) < 20 {
+						s.OverRefusalSQL = append(s.OverRefusalSQL, c.SQL)
+					}
+				}
+			}
+		case res.verdict != nil:
+			s.Accepted++
+			if res.obs != nil && res.obs.NormalizedError != "" {
+				s.ServerErrors++
+			}
+		}
+		if len(res.problems) > 0 {
+			d := Disagreement{Case: c, Kind: primaryKind(res.problems), Verdict: verdictJSON(res.verdict), Problems: res.problems, Observation: res.obs}
+			if r.Shrink && c.Source == FromGenerated {
+				shrunk, sv, err := r.shrink(ctx, c, d.Kind)
+				if err != nil {
+					runErr = err
+					break
+				}
+				if shrunk != c.SQL {
+					d.ShrunkSQL, d.ShrunkVerdict = shrunk, verdictJSON(sv)
+				}
+			}
+			s.Disagreements = append(s.Disagreements, d)
+		}
+		if runErr != nil {
+			break
+		}
+	}
+	s.Seconds = time.Since(start).Seconds()
+	if s.Seconds > 0 {
+		s.CasesPerSecond = float64(s.Cases) / s.Seconds
+	}
+	return s, runErr
+}
+
+// sortedKeys returns the keys of m, sorted.
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// severity orders kinds from most to least serious: access beyond the
+// verdict first, instability of the verdict last.
+var severity = []Kind{KindTouchedTable, KindCalledFunction, KindExplainRelation, KindWrite, KindOtherAction,
+	KindNotOneStatement, KindRowsDiffer, KindVerdictUnstable, KindVerifierError}
+
+// primaryKind is the most serious kind among problems; shrinking keeps it.
+func primaryKind(ps []Problem) Kind {
+	for _, k := range severity {
+		for _, p := range ps {
+			if p.Kind == k {
+				return k
+			}
+		}
+	}
+	return ps[0].Kind
+}

@@ -1,0 +1,127 @@
+package fuzz
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dbeast/dbeast/conformance"
+	"github.com/dbeast/dbeast/corpus"
+	"github.com/dbeast/dbeast/verifier"
+	"github.com/dbeast/dbeast/verifier/dialect"
+)
+
+// engines holds one open engine per dialect for the whole fuzz process;
+// opening recreates the fixture, which is too slow per input.
+var engines struct {
+	sync.Mutex
+	open map[verifier.Dialect]conformance.Engine
+	err  map[verifier.Dialect]error
+}
+
+// engineFor returns the live engine of d, or nil when none is configured.
+func engineFor(t testing.TB, d verifier.Dialect) conformance.Engine {
+	engines.Lock()
+	defer engines.Unlock()
+	if e, ok := engines.open[d]; ok {
+		return e
+	}
+	if err, ok := engines.err[d]; ok {
+		t.Fatal(err)
+	}
+	if engines.open == nil {
+		engines.open, engines.err = map[verifier.Dialect]conformance.Engine{}, map[verifier.Dialect]error{}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var (
+		e   conformance.Engine
+		err error
+	)
+	switch d {
+	case verifier.SQLite:
+		e, err = conformance.OpenSQLite(ctx)
+	case verifier.Postgres:
+		if dsn := os.Getenv("DBEAST_TEST_POSTGRES_DSN"); dsn != "" {
+			e, err = conformance.OpenPostgres(ctx, dsn)
+		}
+	case verifier.MySQL:
+		if dsn := os.Getenv("DBEAST_TEST_MYSQL_DSN"); dsn != "" {
+			e, err = conformance.OpenMySQL(ctx, dsn)
+		}
+	}
+	if err != nil {
+		engines.err[d] = err
+		t.Fatal(err)
+	}
+	engines.open[d] = e
+	return e
+}
+
+// database is the MySQL configured database of fuzz inputs: the
+// harness's scratch database, so accepted inputs can run on the fixture.
+const database = conformance.MySQLDatabase
+
+func seed(f *testing.F, d verifier.Dialect) {
+	cs, err := corpus.Load(string(d))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, c := range cs {
+		sql := c.SQL
+		if d == verifier.MySQL {
+			// The MySQL corpus names database shop; inputs run in the
+			// harness's scratch database.
+			sql = strings.ReplaceAll(strings.ReplaceAll(sql, "`shop`.", "`"+database+"`."), "shop.", database+".")
+		}
+		f.Add(sql)
+	}
+}
+
+func fuzzDialect(f *testing.F, d verifier.Dialect) {
+	seed(f, d)
+	f.Fuzz(func(t *testing.T, sql string) {
+		in := verifier.Input{Dialect: d, SQL: sql, Database: database}
+		v, err := dialect.Verify(in)
+		if err != nil {
+			if _, ok := verifier.AsRefusal(err); !ok {
+				t.Fatalf("error that is not a refusal: %v", err)
+			}
+			return
+		}
+		e := engineFor(t, d)
+		if e == nil {
+			// No server: still check that normalization is stable.
+			in.SQL = v.NormalizedSQL
+			v2, err := dialect.Verify(in)
+			if err != nil || v2.NormalizedSQL != v.NormalizedSQL {
+				t.Fatalf("normalized SQL does not re-verify the same: %q", v.NormalizedSQL)
+			}
+			return
+		}
+		r := &conformance.Runner{Engine: e, Verify: dialect.Verify, SkipRefused: true}
+		s, err := r.Run(context.Background(), []conformance.Case{{Source: conformance.FromGenerated, Name: "fuzz", SQL: sql}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range s.Disagreements {
+			b, _ := json.MarshalIndent(d, "", "  ")
+			t.Errorf("disagreement:\n%s", b)
+		}
+	})
+}
+
+// FuzzPostgres fuzzes the PostgreSQL verifier (and the server, when
+// DBEAST_TEST_POSTGRES_DSN is set).
+func FuzzPostgres(f *testing.F) { fuzzDialect(f, verifier.Postgres) }
+
+// FuzzMySQL fuzzes the MySQL verifier (and the server, when
+// DBEAST_TEST_MYSQL_DSN is set).
+func FuzzMySQL(f *testing.F) { fuzzDialect(f, verifier.MySQL) }
+
+// FuzzSQLite fuzzes the SQLite verifier and the embedded engine.
+func FuzzSQLite(f *testing.F) { fuzzDialect(f, verifier.SQLite) }
