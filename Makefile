@@ -24,10 +24,11 @@ vet: ## gofmt check and go vet
 bench: ## run the benchmarks
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-fuzz: ## run each fuzz target for FUZZTIME (default 60s)
-	@for d in postgres mysql sqlite; do \
-	  for f in $$($(GO) test -list '^Fuzz' ./verifier/$$d | grep '^Fuzz'); do \
-	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $${FUZZTIME:-60s} ./verifier/$$d || exit 1; \
+fuzz: ## run every fuzz target for FUZZTIME (default 20000x; a count, see docs/conformance.md)
+	@for p in ./verifier/postgres ./verifier/mysql ./verifier/sqlite ./fuzz; do \
+	  for f in $$($(GO) test -list '^Fuzz' $$p | grep '^Fuzz'); do \
+	    echo "== $$p $$f"; \
+	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $${FUZZTIME:-20000x} $$p || exit 1; \
 	  done; \
 	done
 
