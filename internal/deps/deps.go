@@ -20,6 +20,9 @@ import (
 	_ "github.com/pingcap/tidb/pkg/parser/ast"
 	_ "github.com/pingcap/tidb/pkg/parser/format"
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver"
+	_ "github.com/testcontainers/testcontainers-go"
+	_ "github.com/testcontainers/testcontainers-go/modules/mysql"
+	_ "github.com/testcontainers/testcontainers-go/modules/postgres"
 	_ "golang.org/x/time/rate"
 	_ "modernc.org/sqlite"
 )
