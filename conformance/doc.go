@@ -11,6 +11,11 @@
 // cases to a minimal SQL by delta debugging on tokens, and writes them as
 // corpus-format regression cases under testdata/regressions/.
 //
+// Servers come from DSNs or, through RunMatrix, from the testcontainers
+// version matrix (Matrix: the images of docker/compose.yaml) when a Docker
+// engine is reachable; DockerAvailable answers ErrNoDocker quickly when
+// none is.
+//
 // The verifier is a function value (VerifyFunc) so tests can plant a bug
 // and check that the harness catches and shrinks it.
 //

@@ -32,8 +32,11 @@ type Runner struct {
 
 // Summary is the result of a run on one engine.
 type Summary struct {
-	Engine         string         `json:"engine"`
-	Version        string         `json:"version"`
+	Engine  string `json:"engine"`
+	Version string `json:"version"`
+	// Image is the container image the server ran from when the harness
+	// started it (RunMatrix); empty for a server given by DSN.
+	Image          string         `json:"image,omitempty"`
 	Cases          int            `json:"cases"`
 	Accepted       int            `json:"accepted"`
 	Refused        int            `json:"refused"`

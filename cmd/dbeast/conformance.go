@@ -81,16 +81,16 @@ func conformanceMain(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	rep := conformanceReport{Seed: *seed, Cases: *cases, Corpus: *useCorpus}
 	status := 0
-	for _, name := range names {
-		s, err := conformanceEngine(ctx, name, *dsn, *cases, *seed, *useCorpus, *duration, *shrink, *regressions, stderr)
-		if s != nil {
-			rep.Engines = append(rep.Engines, s)
-			printSummary(stdout, s)
-			if len(s.Disagreements) > 0 {
-				status = 1
-			}
+	opts := runOpts{cases: *cases, seed: *seed, corpus: *useCorpus, duration: *duration, shrink: *shrink, regressions: *regressions}
+	emit := func(s *conformance.Summary) {
+		rep.Engines = append(rep.Engines, s)
+		printSummary(stdout, s)
+		if len(s.Disagreements) > 0 {
+			status = 1
 		}
-		if err != nil {
+	}
+	for _, name := range names {
+		if err := conformanceEngine(ctx, name, *dsn, opts, stderr, emit); err != nil {
 			fmt.Fprintf(stderr, "dbeast conformance: %s: %v\n", name, err)
 			return 2
 		}
@@ -108,16 +108,47 @@ func conformanceMain(ctx context.Context, args []string, stdout, stderr io.Write
 	return status
 }
 
-func conformanceEngine(ctx context.Context, name, dsn string, n int, seed int64, useCorpus bool, d time.Duration,
-	shrink bool, regressions string, stderr io.Writer) (*conformance.Summary, error) {
-	if name != "sqlite" && dsn == "" {
-		dsn = os.Getenv(dsnEnv[name])
-		if dsn == "" {
-			// Starting containers (testcontainers-go) is not built in; see
-			// docker/README.md for the compose matrix.
-			return nil, fmt.Errorf("no DSN: pass --dsn or set %s", dsnEnv[name])
-		}
+// runOpts are the flags that shape one engine's run.
+type runOpts struct {
+	cases       int
+	seed        int64
+	corpus      bool
+	duration    time.Duration
+	shrink      bool
+	regressions string
+}
+
+// conformanceEngine runs one engine and hands every summary to emit as
+// soon as it is complete: one for SQLite or a server given by DSN, one
+// per version of the container matrix otherwise. Without a DSN it needs a
+// reachable Docker engine and fails, naming the variable, if there is
+// none: a missing server is never a pass.
+func conformanceEngine(ctx context.Context, name, dsn string, o runOpts, stderr io.Writer, emit func(*conformance.Summary)) error {
+	if name == "sqlite" {
+		return runTarget(ctx, name, "", "", o, stderr, emit)
 	}
+	if dsn == "" {
+		dsn = os.Getenv(dsnEnv[name])
+	}
+	if dsn != "" {
+		return runTarget(ctx, name, dsn, "", o, stderr, emit)
+	}
+	images := conformance.MatrixFor(name)
+	fmt.Fprintf(stderr, "%s: no DSN (--dsn or %s); trying the container matrix (%d versions) with testcontainers\n",
+		name, dsnEnv[name], len(images))
+	err := conformance.RunMatrix(ctx, name, func(s *conformance.Server) error {
+		fmt.Fprintf(stderr, "%s: container %s started\n", name, s.Image)
+		return runTarget(ctx, name, s.DSN, s.Image, o, stderr, emit)
+	})
+	if errors.Is(err, conformance.ErrNoDocker) {
+		return fmt.Errorf("no DSN and no Docker engine reachable, so nothing was checked: pass --dsn, set %s, or start Docker for the container matrix (%w)", dsnEnv[name], err)
+	}
+	return err
+}
+
+// runTarget checks one server (or the embedded SQLite) and emits its
+// summary, also when the run stopped early with an error.
+func runTarget(ctx context.Context, name, dsn, image string, o runOpts, stderr io.Writer, emit func(*conformance.Summary)) error {
 	octx, cancel := context.WithTimeout(ctx, time.Minute)
 	var (
 		e   conformance.Engine
@@ -133,41 +164,49 @@ func conformanceEngine(ctx context.Context, name, dsn string, n int, seed int64,
 	}
 	cancel()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer e.Close()
 	var cs []conformance.Case
-	if useCorpus {
+	if o.corpus {
 		if cs, err = conformance.CorpusCases(e); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	cs = append(cs, conformance.GeneratedCases(e, seed, n)...)
+	cs = append(cs, conformance.GeneratedCases(e, o.seed, o.cases)...)
 	fmt.Fprintf(stderr, "%s %s: %d cases\n", e.Name(), e.Version(), len(cs))
 	rctx := ctx
-	if d > 0 {
+	if o.duration > 0 {
 		var cancel context.CancelFunc
-		rctx, cancel = context.WithTimeout(ctx, d)
+		rctx, cancel = context.WithTimeout(ctx, o.duration)
 		defer cancel()
 	}
-	r := &conformance.Runner{Engine: e, Verify: dialect.Verify, Shrink: shrink, Progress: stderr}
+	r := &conformance.Runner{Engine: e, Verify: dialect.Verify, Shrink: o.shrink, Progress: stderr}
 	s, err := r.Run(rctx, cs)
 	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 		err = nil // --duration ended the run
 	}
-	if regressions != "" && s != nil && len(s.Disagreements) > 0 {
-		added, werr := conformance.WriteRegressions(regressions, string(e.Dialect()), e.Name(), s.Disagreements)
-		if werr != nil {
-			return s, werr
-		}
-		fmt.Fprintf(stderr, "%s: %d regression cases added under %s\n", e.Name(), added, regressions)
+	if s != nil {
+		s.Image = image
+		emit(s)
 	}
-	return s, err
+	if o.regressions != "" && s != nil && len(s.Disagreements) > 0 {
+		added, werr := conformance.WriteRegressions(o.regressions, string(e.Dialect()), e.Name(), s.Disagreements)
+		if werr != nil {
+			return werr
+		}
+		fmt.Fprintf(stderr, "%s: %d regression cases added under %s\n", e.Name(), added, o.regressions)
+	}
+	return err
 }
 
 func printSummary(w io.Writer, s *conformance.Summary) {
-	fmt.Fprintf(w, "%s %s: %d cases in %.1fs (%.0f cases/s): %d accepted, %d refused, %d accepted but failed on the fixture, %d over-refusals, %d disagreements\n",
-		s.Engine, s.Version, s.Cases, s.Seconds, s.CasesPerSecond, s.Accepted, s.Refused, s.ServerErrors, s.OverRefusals, len(s.Disagreements))
+	image := ""
+	if s.Image != "" {
+		image = " (container " + s.Image + ")"
+	}
+	fmt.Fprintf(w, "%s %s%s: %d cases in %.1fs (%.0f cases/s): %d accepted, %d refused, %d accepted but failed on the fixture, %d over-refusals, %d disagreements\n",
+		s.Engine, s.Version, image, s.Cases, s.Seconds, s.CasesPerSecond, s.Accepted, s.Refused, s.ServerErrors, s.OverRefusals, len(s.Disagreements))
 	for _, d := range s.Disagreements {
 		sql := d.ShrunkSQL
 		if sql == "" {

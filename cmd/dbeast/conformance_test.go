@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/dbeast/dbeast/conformance"
 )
 
 // TestConformanceCommand runs the subcommand on the embedded SQLite and
@@ -49,15 +52,56 @@ func TestConformanceCommand(t *testing.T) {
 	}
 }
 
-// TestConformanceMissingDSN pins that a server engine without a DSN is a
-// usage error naming the variable.
+// TestConformanceMissingDSN pins that a server engine without a DSN and
+// without a reachable Docker engine fails quickly with a usage error that
+// names the variable and says Docker is unreachable, and reports nothing
+// as checked. On a machine with Docker this path is unreachable (the
+// command would start the container matrix) and the test skips.
 func TestConformanceMissingDSN(t *testing.T) {
-	t.Setenv("DBEAST_TEST_MYSQL_DSN", "")
-	var out, errb bytes.Buffer
-	if got := conformanceMain(context.Background(), []string{"--engine", "mysql"}, &out, &errb); got != 2 {
-		t.Fatalf("status %d, want 2", got)
+	if err := conformance.DockerAvailable(context.Background(), 3*time.Second); err == nil {
+		t.Skip("a Docker engine answered; without a DSN the command would start the container matrix")
 	}
-	if !strings.Contains(errb.String(), "DBEAST_TEST_MYSQL_DSN") {
-		t.Errorf("stderr %q does not name the variable", errb.String())
+	tests := []struct{ engine, variable string }{
+		{"mysql", "DBEAST_TEST_MYSQL_DSN"},
+		{"postgres", "DBEAST_TEST_POSTGRES_DSN"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.engine, func(t *testing.T) {
+			t.Setenv(tc.variable, "")
+			var out, errb bytes.Buffer
+			start := time.Now()
+			if got := conformanceMain(context.Background(), []string{"--engine", tc.engine}, &out, &errb); got != 2 {
+				t.Fatalf("status %d, want 2; stderr %s", got, errb.String())
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("took %s without Docker", d)
+			}
+			for _, want := range []string{tc.variable, "no Docker engine reachable", "nothing was checked"} {
+				if !strings.Contains(errb.String(), want) {
+					t.Errorf("stderr %q lacks %q", errb.String(), want)
+				}
+			}
+			if out.Len() != 0 {
+				t.Errorf("stdout %q, want no summary", out.String())
+			}
+		})
+	}
+}
+
+// TestPrintSummaryImage pins that a summary names the container image its
+// server ran from, so the per-version lines of a matrix run differ.
+func TestPrintSummaryImage(t *testing.T) {
+	tests := []struct {
+		image, want string
+	}{
+		{"postgres:13", "postgres 13.18 (container postgres:13): 5 cases"},
+		{"", "postgres 13.18: 5 cases"},
+	}
+	for _, tc := range tests {
+		var b bytes.Buffer
+		printSummary(&b, &conformance.Summary{Engine: "postgres", Version: "13.18", Image: tc.image, Cases: 5})
+		if !strings.HasPrefix(b.String(), tc.want) {
+			t.Errorf("summary %q, want prefix %q", b.String(), tc.want)
+		}
 	}
 }
