@@ -85,11 +85,16 @@ func (b *Broker) liveLocked(r *request) bool {
 	return ok && gen == r.generation && b.EffectiveAccess(r.connID, r.sourceID).Visible()
 }
 
+// sessionAlive reports whether the session exists in this server
+// generation and is within its idle and lifetime deadlines. A session past
+// a deadline is dead even before a sweep removed it: an approval in the
+// console may be the only event after the deadline.
 func (b *Broker) sessionAlive(id string) bool {
+	now := b.cfg.now()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	_, ok := b.sessions[id]
-	return ok
+	s, ok := b.sessions[id]
+	return ok && s.Generation == b.generation && now.Before(s.IdleDeadline())
 }
 
 // runTask runs one operation and releases its slot only after the

@@ -16,7 +16,7 @@ const (
 type grants struct {
 	source map[string]uint64                 // source id → source generation
 	full   map[string]uint64                 // source id → source generation
-	table  map[string]map[string]*tableGrant // source id → schema.name → grant
+	table  map[string]map[string]*tableGrant // source id → grantKey → grant
 	doc    map[string]uint64                 // file id → snapshot version
 }
 
@@ -72,7 +72,7 @@ func (b *Broker) coverLocked(r *request) coverage {
 		return false
 	}
 	tableGrantFor := func(t verifier.Table) *tableGrant {
-		tg := g.table[r.sourceID][t.String()]
+		tg := g.table[r.sourceID][grantKey(t)]
 		if tg == nil || tg.generation != r.generation {
 			return nil
 		}
@@ -135,7 +135,7 @@ func (b *Broker) grantLocked(r *request, scope string) {
 			m = map[string]*tableGrant{}
 			s.grants.table[r.sourceID] = m
 		}
-		m[r.tables[0].String()] = &tableGrant{generation: r.generation}
+		m[grantKey(r.tables[0])] = &tableGrant{generation: r.generation}
 	case ScopeDocument:
 		s.grants.doc[r.fileID] = r.generation
 	}
@@ -148,18 +148,31 @@ func (b *Broker) pinLocked(r *request, identities map[string]string) {
 	if s == nil {
 		return
 	}
-	for t, id := range identities {
-		if tg := s.grants.table[r.sourceID][t]; tg != nil && tg.pin == "" && id != "" {
+	seen := map[string]int{}
+	for _, t := range r.tables {
+		seen[t.String()]++
+	}
+	for _, t := range r.tables {
+		id := identities[t.String()]
+		if seen[t.String()] != 1 { // two tables print alike: ambiguous
+			continue
+		}
+		if tg := s.grants.table[r.sourceID][grantKey(t)]; tg != nil && tg.pin == "" && id != "" {
 			tg.pin = id
 		}
 	}
 }
 
+// grantKey keys a table grant by schema and name. Table.String joins them
+// with a dot, so schema "s", table "a.b" and schema "s.a", table "b" would
+// share a key and one grant would cover both.
+func grantKey(t verifier.Table) string { return t.Schema + "\x00" + t.Name }
+
 // dropTableGrantLocked removes table grants whose identity changed.
 func (b *Broker) dropTableGrantsLocked(r *request) {
 	if s := b.reqs.sessions[r.sessionID]; s != nil {
 		for _, t := range r.tables {
-			delete(s.grants.table[r.sourceID], t.String())
+			delete(s.grants.table[r.sourceID], grantKey(t))
 		}
 	}
 }
