@@ -154,3 +154,46 @@ func TestTableGrantNameCollision(t *testing.T) {
 		}
 	}
 }
+
+// TestNarrowingBlocksStartsUntilRevoked: between a narrowing of the
+// sharing settings and the revocation of the grants it took away, a
+// request covered only by such a stale session grant must not start. A
+// hook placed ahead of the broker's own revocation hook submits a write
+// under a session full-SQL grant in exactly that window.
+func TestNarrowingBlocksStartsUntilRevoked(t *testing.T) {
+	e := newReqEnv(t, false)
+	a := e.agent("agent")
+	e.share(a.connID, LevelRead)
+	id, st, _ := a.submit("request_sql", map[string]any{"source_id": e.srcID, "sql": "INSERT INTO main.notes (body) VALUES ('granted')"})
+	if st != StatusPending {
+		t.Fatalf("first request_sql: %s", st)
+	}
+	e.approve(id, "full_sql")
+	a.waitFor(id, StatusCompleted)
+
+	var windowID string
+	var windowStatus Status
+	e.b.hookMu.Lock()
+	e.b.sharingHooks = append([]func(SharingChange){func(c SharingChange) {
+		if !c.Narrowed || windowID != "" {
+			return
+		}
+		windowID, windowStatus, _ = a.submit("request_sql", map[string]any{"source_id": e.srcID, "sql": "INSERT INTO main.notes (body) VALUES ('window')"})
+	}}, e.b.sharingHooks...)
+	e.b.hookMu.Unlock()
+
+	e.share(a.connID, LevelAsk) // narrowing: read → ask
+	if windowID == "" {
+		t.Fatal("the narrowing hook did not run")
+	}
+	if windowStatus == StatusRunning || windowStatus == StatusCompleted {
+		t.Fatalf("a request started inside the narrowing window: %s", windowStatus)
+	}
+	if got := a.get(windowID)["status"]; got != string(StatusRevoked) {
+		t.Fatalf("window request after the narrowing: %v, want revoked", got)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if got := countRows(t, e.path, "select count(*) from notes where body = 'window'"); got != 0 {
+		t.Fatalf("the write in the narrowing window ran: %d rows", got)
+	}
+}

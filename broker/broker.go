@@ -38,6 +38,10 @@ type Broker struct {
 	sessions   map[string]*Session
 	begins     map[string][]time.Time
 	generation uint64 // grows on every MCP server start
+	// narrowing counts, per source id, sharing narrowings whose revocations
+	// have not finished yet; no request on such a source may start until
+	// they have, so a stale session grant cannot start new work in between.
+	narrowing map[string]int
 
 	hookMu       sync.Mutex
 	sessionHooks []func(*Session, EndReason)

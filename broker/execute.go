@@ -29,10 +29,23 @@ func (b *Broker) dispatchLocked() {
 	}
 }
 
+// redispatch starts what can start now, e.g. after a narrowing finished.
+func (b *Broker) redispatch() {
+	if b.reqs == nil {
+		return
+	}
+	b.reqs.mu.Lock()
+	defer b.reqs.mu.Unlock()
+	b.dispatchLocked()
+}
+
 // startLocked re-checks r and moves it to running. Source state, session,
 // authorization and deadline are checked here; a one-time grant is
 // consumed in the same critical section as the move to running.
 func (b *Broker) startLocked(r *request) {
+	if r.sourceID != "" && b.narrowingInFlight(r.sourceID) {
+		return // stays pending; redispatch runs once the revocation is done
+	}
 	if !b.liveLocked(r) {
 		b.revokeLocked(r)
 		return

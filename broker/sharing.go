@@ -164,13 +164,38 @@ func (b *Broker) SetSharing(e SharingEntry) error {
 		conns = b.entryConnectionsLocked(&e)
 	}
 	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Alias: b.state.Sources[b.sourceIndexLocked(e.SourceID)].Alias, Event: "sharing_changed"})
-	b.mu.Unlock()
 	newEntry := &e
 	if remove {
 		newEntry = nil
 	}
-	b.notifySharing(SharingChange{SourceID: e.SourceID, Connections: conns, Narrowed: narrows(old, newEntry)})
+	narrowed := narrows(old, newEntry)
+	if narrowed {
+		// Hold back every start on this source until the hooks below have
+		// revoked what the narrowing took away.
+		if b.narrowing == nil {
+			b.narrowing = map[string]int{}
+		}
+		b.narrowing[e.SourceID]++
+	}
+	b.mu.Unlock()
+	b.notifySharing(SharingChange{SourceID: e.SourceID, Connections: conns, Narrowed: narrowed})
+	if narrowed {
+		b.mu.Lock()
+		if b.narrowing[e.SourceID]--; b.narrowing[e.SourceID] <= 0 {
+			delete(b.narrowing, e.SourceID)
+		}
+		b.mu.Unlock()
+		b.redispatch()
+	}
 	return nil
+}
+
+// narrowingInFlight reports whether a narrowing of the source's sharing is
+// still revoking grants and requests.
+func (b *Broker) narrowingInFlight(sourceID string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.narrowing[sourceID] > 0
 }
 
 // narrows reports whether replacing old by new takes anything away: the
