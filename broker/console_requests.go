@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/dbeast/dbeast/engines"
 )
 
 // RequestInfo is a request as the console shows it to the person. The
@@ -62,9 +64,11 @@ func (b *Broker) Requests(status Status) []RequestInfo {
 		if status == StatusPending && r.auth != authPrompt {
 			continue
 		}
+		// Quoted, so that schema "s" with table "a.b" and schema "s.a"
+		// with table "b" never look alike to the person.
 		tables := make([]string, len(r.tables))
 		for j, t := range r.tables {
-			tables[j] = t.String()
+			tables[j] = quoteIdent(engines.Kind(r.kind), t.Schema) + "." + quoteIdent(engines.Kind(r.kind), t.Name)
 		}
 		out = append(out, RequestInfo{
 			ID: r.id, Status: r.status, CreatedAt: r.createdAt.UTC(), DecisionDeadline: r.deadline.UTC(),

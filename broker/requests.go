@@ -203,7 +203,12 @@ func (b *Broker) sweepRequestsLocked() {
 	now := b.cfg.now()
 	for id, r := range b.reqs.reqs {
 		if r.status == StatusPending && !now.Before(r.deadline) {
-			b.finishLocked(r, StatusExpired, CodePermissionDenied, msgDecisionExpired)
+			if r.auth == authPrompt {
+				b.finishLocked(r, StatusExpired, CodePermissionDenied, msgDecisionExpired)
+			} else {
+				// Approved (or covered) but never got a concurrency slot.
+				b.finishLocked(r, StatusExpired, CodeLimitExceeded, msgSlotExpired)
+			}
 		}
 		if r.terminal() && !now.Before(r.doneAt.Add(ResultRetention)) {
 			t := tombstone{status: r.status, errCode: r.errCode, errMsg: r.errMsg}
@@ -220,6 +225,7 @@ func (b *Broker) sweepRequestsLocked() {
 
 const (
 	msgDecisionExpired = "nobody decided within 5 minutes"
+	msgSlotExpired     = "the request was allowed but no database slot came free within 5 minutes; it never ran"
 	msgResultExpired   = "the result was kept for 5 minutes and is gone; the request is not run again"
 )
 

@@ -27,7 +27,7 @@ func TestQueryApprovedOnce(t *testing.T) {
 	if p[0].Statement != want || !slices.Equal(p[0].Scopes, []string{"once", "table", "source"}) ||
 		p[0].Operation != "query_sql" || p[0].OpKind != "read" || p[0].SourceKind != "sqlite" ||
 		p[0].SessionID != a.sid || p[0].ClientLabel != "test" || p[0].ConnectionLabel != "agent one" ||
-		!slices.Equal(p[0].Tables, []string{"main.items"}) || p[0].Warning != "" {
+		!slices.Equal(p[0].Tables, []string{`"main"."items"`}) || p[0].Warning != "" {
 		t.Fatalf("pending entry = %+v", p[0])
 	}
 	if got := e.approve(id, "full_sql"); got != http.StatusBadRequest {

@@ -296,7 +296,7 @@ func (b *Broker) toolDescribeTable(ctx context.Context, c Call, in describeTable
 		}
 		t := verifier.Table{Schema: in.Table.Schema, Name: in.Table.Name}
 		r := newSourceRequest(s, src, "describe_table")
-		r.opKind, r.statement = "metadata", "describe table "+t.String()
+		r.opKind, r.statement = "metadata", "describe table "+quoteIdent(src.Kind, t.Schema)+"."+quoteIdent(src.Kind, t.Name)
 		r.table, r.tables = &t, []verifier.Table{t}
 		return r, nil
 	})
