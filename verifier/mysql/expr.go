@@ -156,6 +156,10 @@ func (w *walker) expr(e ast.ExprNode, c *ctes, sc *scope) (ast.ExprNode, error) 
 		case n.Schema.O != "":
 			// db.f(…) is a stored function.
 			return nil, verifier.Refuse(verifier.CodeFunctionNotAllowed)
+		case !isASCII(n.FnName.O):
+			// FnName.L is Go's lower case: "mİn" (U+0130) becomes "min",
+			// but the server calls a stored function "MİN".
+			return nil, verifier.Refuse(verifier.CodeFunctionNotAllowed)
 		case castFunctions[name]:
 			return nil, verifier.Refuse(verifier.CodeCastNotAllowed)
 		case aggregateFunctions[name] && len(n.Args) == 1:
@@ -291,4 +295,15 @@ func checkLiteral(v *test_driver.ValueExpr) error {
 		return nil
 	}
 	return verifier.Refuse(verifier.CodeLiteralNotAllowed)
+}
+
+// isASCII reports whether s is all ASCII, so that Go's and the server's
+// case folding of it agree.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
