@@ -12,8 +12,17 @@ import (
 )
 
 // Verify verifies in with the grammar of in.Dialect. An unknown dialect is
-// a parse_error refusal: nothing is accepted without a grammar.
-func Verify(in verifier.Input) (*verifier.Verdict, error) {
+// a parse_error refusal: nothing is accepted without a grammar. A panic in
+// a parser or walker (a bug, e.g. a parser library choking on a hostile
+// literal) becomes a parse_error refusal too: it fails closed and does not
+// take the broker down. The dialect packages' own fuzz targets call them
+// directly, without this net, so such panics are still found.
+func Verify(in verifier.Input) (v *verifier.Verdict, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			v, err = nil, verifier.Refuse(verifier.CodeParseError)
+		}
+	}()
 	switch in.Dialect {
 	case verifier.Postgres:
 		return postgres.Verify(in)
