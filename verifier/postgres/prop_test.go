@@ -238,15 +238,19 @@ func (g *queryGen) from(outer []item, mut string) (string, []item) {
 		text += " TABLESAMPLE SYSTEM (1)"
 	}
 	scope := []item{first}
+	// JOIN binds tighter than a comma, and an ON condition sees only the
+	// items of its own join: those since the last comma.
+	group := 0
 	for i := g.r.Intn(3); i > 0; i-- {
 		t, it := g.fromItem(outer)
 		scope = append(scope, it)
 		switch g.r.Intn(3) {
 		case 0:
 			text += ", " + t
+			group = len(scope) - 1
 		default:
 			text += g.pick(" JOIN ", " LEFT JOIN ", " FULL OUTER JOIN ", " INNER JOIN ") + t +
-				" ON " + g.pred(scope, 1)
+				" ON " + g.pred(scope[group:], 1)
 		}
 	}
 	return text, scope

@@ -48,6 +48,16 @@ func TestVerifyVerdict(t *testing.T) {
 			},
 		},
 		{
+			name: "an ON condition sees its own join and the outer query, not the rest of its FROM list",
+			in:   verifier.Input{SQL: "SELECT (SELECT 1 FROM public.customers o, public.orders y JOIN public.orders z ON o.note IS NULL) FROM public.orders o"},
+			want: verifier.Verdict{
+				Op: verifier.OpRead, NormalizedSQL: "SELECT (SELECT 1 FROM public.customers o, public.orders y JOIN public.orders z ON o.note IS NULL) FROM public.orders o",
+				Tables:    []verifier.Table{{Schema: "public", Name: "customers"}, orders},
+				Columns:   map[string][]string{"public.orders": {"note"}},
+				Functions: []string{},
+			},
+		},
+		{
 			name: "functions are recorded lower case, coalesce and nullif included",
 			in:   verifier.Input{SQL: "select COUNT(*), pg_catalog.MAX(id), coalesce(1, 2), nullif(1, 2)"},
 			want: verifier.Verdict{

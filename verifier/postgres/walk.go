@@ -243,10 +243,13 @@ func (w *walker) simpleSelect(sel *pg_query.SelectStmt, parent *scope, env *cteE
 		}
 	}
 	// Join conditions are checked once every FROM name is known.
+	start := 0
 	for _, f := range sel.FromClause {
-		if err := w.joinQuals(f, sc, env); err != nil {
+		n, err := w.joinQuals(f, sc, start, env)
+		if err != nil {
 			return nil, err
 		}
+		start += n
 	}
 	out := &outputs{}
 	for _, n := range sel.TargetList {
@@ -473,22 +476,34 @@ func (w *walker) fromItem(n *pg_query.Node, sc *scope, env *cteEnv) error {
 	return refuse(verifier.CodeConstructNotAllowed)
 }
 
-// joinQuals walks the ON conditions of the joins in a FROM entry.
-func (w *walker) joinQuals(n *pg_query.Node, sc *scope, env *cteEnv) error {
+// joinQuals walks the ON conditions of the joins in a FROM entry whose
+// items start at sc.items[start], and returns how many items the entry
+// has. As in PostgreSQL, an ON condition sees only the items of its own
+// join and the enclosing queries, never the other entries of the same FROM
+// list: there, x.name may name an outer x, whose name may be no column.
+func (w *walker) joinQuals(n *pg_query.Node, sc *scope, start int, env *cteEnv) (int, error) {
 	j := n.GetJoinExpr()
 	if j == nil {
-		return nil
+		return 1, nil
 	}
-	if err := w.joinQuals(j.Larg, sc, env); err != nil {
-		return err
+	l, err := w.joinQuals(j.Larg, sc, start, env)
+	if err != nil {
+		return 0, err
 	}
-	if err := w.joinQuals(j.Rarg, sc, env); err != nil {
-		return err
+	r, err := w.joinQuals(j.Rarg, sc, start+l, env)
+	if err != nil {
+		return 0, err
+	}
+	if start < 0 || start+l+r > len(sc.items) {
+		return 0, refuse(verifier.CodeConstructNotAllowed)
 	}
 	if j.Quals != nil {
-		return w.expr(j.Quals, sc, env, exprCtx{})
+		own := &scope{parent: sc.parent, items: sc.items[start : start+l+r]}
+		if err := w.expr(j.Quals, own, env, exprCtx{}); err != nil {
+			return 0, err
+		}
 	}
-	return nil
+	return l + r, nil
 }
 
 // rangeVar registers a table or CTE reference.
