@@ -102,6 +102,17 @@ func sameFields(a, b []pgconn.FieldDescription) bool {
 // re-prepared: if the server finds the plan's result shape changed, the
 // execution fails with ReasonPlanChanged.
 func (e *Engine) runPrepared(ctx context.Context, sql string, lim engines.Limits) (*engines.Result, error) {
+	sd, err := e.prepare(ctx, sql)
+	if err != nil {
+		return nil, err
+	}
+	return e.execPrepared(ctx, sd, lim)
+}
+
+// prepare parses sql as a named prepared statement (the server analyses
+// and rewrites it, locking every relation it names) and refuses
+// parameters.
+func (e *Engine) prepare(ctx context.Context, sql string) (*pgconn.StatementDescription, error) {
 	name := e.nextName()
 	sd, err := e.pg.Prepare(ctx, name, sql, nil)
 	if err != nil {
@@ -110,7 +121,7 @@ func (e *Engine) runPrepared(ctx context.Context, sql string, lim engines.Limits
 	if len(sd.ParamOIDs) != 0 {
 		return nil, engines.NewError(engines.CodeDenied, ReasonParameters, nil)
 	}
-	return e.execPrepared(ctx, sd, lim)
+	return sd, nil
 }
 
 // execPrepared executes a kept statement description.

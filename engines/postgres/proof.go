@@ -386,6 +386,9 @@ type lockPlan struct {
 	tables   []string // quoted names locked IN SHARE UPDATE EXCLUSIVE MODE
 	views    []string // quoted names locked IN ACCESS SHARE MODE (the definition)
 	matviews []string // quoted names locked by a TABLESAMPLE SYSTEM (0) read
+	// oids are every relation the proof covered (nested ones included):
+	// the only relations the read may lock (see relguard.go).
+	oids map[uint32]bool
 }
 
 // plan returns the locks for everything proven so far, in OID order.
@@ -395,6 +398,7 @@ func (p *prover) plan() (lockPlan, error) {
 	for o := range p.seen {
 		oids[o] = true
 	}
+	lp.oids = oids
 	for _, o := range sortedOIDs(oids) {
 		r := p.seen[o]
 		name := pgx.Identifier{r.table.Schema, r.table.Name}.Sanitize()

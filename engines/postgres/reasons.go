@@ -32,5 +32,6 @@ const (
 	ReasonWroteDuringRead  engines.Reason = "the read would have written to the database and was rolled back"
 	ReasonConnectionLost   engines.Reason = "the connection to the database server was lost"
 	ReasonParameters       engines.Reason = "the statement has parameters, which are not supported"
+	ReasonUnlistedRelation engines.Reason = "the statement reads a relation the verified query does not list"
 	ReasonNotTableWrite    engines.Reason = "the statement is not a verified single-table write"
 )

@@ -1,0 +1,88 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/dbeast/dbeast/engines"
+)
+
+// The relation guard is the engine's own check that a read touches only
+// the relations its verdict listed (and, for views, what they read), so a
+// verifier bug that lets NormalizedSQL name another relation does not
+// become a read of it. It relies on PostgreSQL keeping every relation
+// lock until the end of the transaction: parse analysis and the rewriter
+// lock each relation the statement names or a view expands to, and the
+// executor locks what a function's own query opens. The transaction's
+// relation locks are listed before the statement is prepared and again
+// after, and before and after it runs; every new one must be a proven
+// relation.
+//
+// What it cannot see: a relation already locked before the snapshot was
+// taken (before preparing only the proven relations are; before running,
+// also the pg_catalog tables the re-proof read), the pg_locks view itself,
+// and reads that take no relation lock at all (catalog lookups through
+// the system caches, such as pg_get_viewdef or has_table_privilege, or
+// file access functions). Functions are a separate limit: the engine
+// proves the verdict's Functions, but a function in NormalizedSQL that the
+// verdict does not list is not detected before it runs; only the
+// transaction-id check (checkNoWrite) and this guard notice some effects.
+
+// relLockQuery lists the relations this backend holds a lock on, except
+// pg_locks, which the query itself locks. It reads no other relation, so
+// it adds nothing to what it lists.
+const relLockQuery = `SELECT DISTINCT l.relation FROM pg_catalog.pg_locks l
+WHERE l.pid = pg_catalog.pg_backend_pid() AND l.locktype = 'relation'
+  AND l.relation <> 'pg_catalog.pg_locks'::pg_catalog.regclass`
+
+// partsQuery returns those of the relations $1 that are storage the
+// executor opens on behalf of the proven relations $2: their indexes, their
+// TOAST tables and the TOAST tables' indexes.
+const partsQuery = `WITH toast AS (SELECT p.reltoastrelid AS oid FROM pg_catalog.pg_class p
+    WHERE p.oid = ANY($2::pg_catalog.oid[]) AND p.reltoastrelid <> 0),
+  owners AS (SELECT o.oid FROM pg_catalog.pg_class o WHERE o.oid = ANY($2::pg_catalog.oid[]) UNION SELECT toast.oid FROM toast)
+SELECT c.oid FROM pg_catalog.pg_class c WHERE c.oid = ANY($1::pg_catalog.oid[])
+  AND (c.oid IN (SELECT toast.oid FROM toast)
+    OR EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indexrelid = c.oid AND i.indrelid IN (SELECT owners.oid FROM owners)))`
+
+// relLocks returns the relations this transaction holds locks on.
+func (e *Engine) relLocks(ctx context.Context) (map[uint32]bool, error) {
+	rows, err := e.query(ctx, relLockQuery)
+	if err != nil {
+		return nil, mapErr(ctx, err)
+	}
+	out := make(map[uint32]bool, len(rows))
+	for _, r := range rows {
+		oid, err := parseOID(r[0])
+		if err != nil {
+			return nil, engines.NewError(engines.CodeFailed, engines.ReasonExecution, err)
+		}
+		out[oid] = true
+	}
+	return out, nil
+}
+
+// checkRelLocks refuses when the transaction now holds a lock on a
+// relation that was neither held before nor proven.
+func (e *Engine) checkRelLocks(ctx context.Context, held, proven map[uint32]bool) error {
+	now, err := e.relLocks(ctx)
+	if err != nil {
+		return err
+	}
+	unknown := map[uint32]bool{}
+	for oid := range now {
+		if !held[oid] && !proven[oid] {
+			unknown[oid] = true
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	rows, err := e.query(ctx, partsQuery, oidArray(unknown), oidArray(proven))
+	if err != nil {
+		return mapErr(ctx, err)
+	}
+	if len(rows) != len(unknown) {
+		return engines.NewError(engines.CodeDenied, ReasonUnlistedRelation, nil)
+	}
+	return nil
+}
