@@ -28,6 +28,10 @@ type outCol struct {
 	star *verifier.Table
 	// opaque marks columns of unknown name (and number).
 	opaque bool
+	// moved marks a column of a * expansion whose position is unknown
+	// (JOIN … USING and NATURAL JOIN reorder the columns): its name is
+	// right, but an alias column list cannot tell which name it renames.
+	moved bool
 }
 
 // names returns every known output name (for ORDER BY, GROUP BY and
@@ -61,7 +65,7 @@ func renamed(out *outputs, cols []*pg_query.Node) (*outputs, error) {
 			return nil, refuse(verifier.CodeConstructNotAllowed)
 		}
 		r.cols = append(r.cols, outCol{name: s.Sval, explicit: true})
-		if i >= 0 && i < len(out.cols) && out.cols[i].star == nil && !out.cols[i].opaque {
+		if i >= 0 && i < len(out.cols) && out.cols[i].star == nil && !out.cols[i].opaque && !out.cols[i].moved {
 			i++
 		} else {
 			i = -1 // positions are no longer known

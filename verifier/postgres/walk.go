@@ -27,6 +27,10 @@ type walker struct {
 type scope struct {
 	parent *scope
 	items  []*rangeItem
+	// merged is set when a JOIN … USING or NATURAL JOIN is in the FROM
+	// list: its * lists the merged columns first, so the positions of a *
+	// expansion are no longer the items' columns in order.
+	merged bool
 }
 
 // rangeItem is one FROM entry that can be named: a physical table, a CTE
@@ -376,6 +380,11 @@ func derivedCols(n *pg_query.Node, sc *scope) []outCol {
 			for _, it := range sc.items {
 				cols = append(cols, it.starCols()...)
 			}
+			if sc.merged {
+				for i := range cols {
+					cols[i].moved = true
+				}
+			}
 			return cols
 		}
 		if q := f[0].GetString_(); q != nil {
@@ -394,6 +403,17 @@ func derivedCols(n *pg_query.Node, sc *scope) []outCol {
 			return []outCol{{name: "nullif"}}
 		}
 	case *pg_query.Node_CaseExpr:
+		// PostgreSQL names a CASE after its ELSE when that has a name of
+		// its own (a column, a function, …), else "case".
+		if d := v.CaseExpr.Defresult; d != nil {
+			c := derivedCols(d, sc)
+			switch {
+			case len(c) != 1 || c[0].star != nil:
+				return []outCol{{opaque: true}}
+			case c[0].name != "?column?" || d.GetColumnRef() != nil:
+				return c
+			}
+		}
 		return []outCol{{name: "case"}}
 	case *pg_query.Node_SubLink:
 		if v.SubLink.SubLinkType == pg_query.SubLinkType_EXISTS_SUBLINK {
@@ -452,6 +472,9 @@ func (w *walker) fromItem(n *pg_query.Node, sc *scope, env *cteEnv) error {
 			pg_query.JoinType_JOIN_RIGHT:
 		default:
 			return refuse(verifier.CodeConstructNotAllowed)
+		}
+		if len(j.UsingClause) > 0 || j.IsNatural {
+			sc.merged = true
 		}
 		for _, u := range j.UsingClause {
 			s := u.GetString_()
