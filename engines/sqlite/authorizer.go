@@ -163,7 +163,10 @@ func (p *policy) decideRead(action msqlite.AuthorizerActionCode, arg1, arg2, dbN
 		return false
 	}
 	switch action {
-	case msqlite.AuthSelect, msqlite.AuthTransaction:
+	case msqlite.AuthSelect:
+		// No transaction control: a COMMIT inside the read would end the
+		// snapshot the proof relied on. The engine's own COMMIT runs after
+		// the policy is switched back to the proof phase.
 		return true
 	case msqlite.AuthRead:
 		return p.readable(arg1, arg2, dbName)

@@ -146,6 +146,8 @@ func TestReadAuthorizer(t *testing.T) {
 		{"pragma function", `SELECT * FROM pragma_table_info('secret')`, nil, engines.CodeDenied, ReasonAuthorizer},
 		{"attach", `ATTACH 'other.db' AS o`, nil, engines.CodeDenied, ReasonAuthorizer},
 		{"write", `INSERT INTO "main"."a" VALUES (2, 'two')`, nil, engines.CodeDenied, ReasonAuthorizer},
+		{"commit ends the snapshot", `COMMIT`, nil, engines.CodeDenied, ReasonAuthorizer},
+		{"savepoint", `SAVEPOINT s`, nil, engines.CodeDenied, ReasonAuthorizer},
 		{"dqs off", `SELECT "x" FROM "main"."a" WHERE "x" = "one"`, nil, engines.CodeFailed, engines.ReasonExecution},
 	}
 	for _, c := range cases {
