@@ -143,9 +143,13 @@ func (r *relProof) proof() engines.Proof {
 type prover struct {
 	e    *Engine
 	seen map[uint32]*relProof
+	// viewFuncs are the functions the proven views' rule trees call.
+	viewFuncs map[uint32]bool
 }
 
-func newProver(e *Engine) *prover { return &prover{e: e, seen: map[uint32]*relProof{}} }
+func newProver(e *Engine) *prover {
+	return &prover{e: e, seen: map[uint32]*relProof{}, viewFuncs: map[uint32]bool{}}
+}
 
 // ineligible is a proof refusal.
 func ineligible(r engines.Reason) *engines.Error {
@@ -304,6 +308,9 @@ func (p *prover) proveView(ctx context.Context, r *relProof, rules, deps [][][]b
 			}
 			continue
 		case oidPgProc, oidPgOperator:
+			if class == oidPgProc {
+				p.viewFuncs[ref] = true
+			}
 			if v := string(d[3]); v != "i" && v != "s" {
 				return ineligible(ReasonViewDefinition)
 			}
@@ -330,6 +337,7 @@ func (p *prover) proveView(ctx context.Context, r *relProof, rules, deps [][][]b
 		}
 	}
 	for o := range funcs {
+		p.viewFuncs[o] = true
 		if o >= firstUserOID {
 			return ineligible(ReasonViewDefinition)
 		}
@@ -386,6 +394,8 @@ type lockPlan struct {
 	tables   []string // quoted names locked IN SHARE UPDATE EXCLUSIVE MODE
 	views    []string // quoted names locked IN ACCESS SHARE MODE (the definition)
 	matviews []string // quoted names locked by a TABLESAMPLE SYSTEM (0) read
+	// funcs are the functions the proven views call (see funcguard.go).
+	funcs map[uint32]bool
 	// oids are every relation the proof covered (nested ones included):
 	// the only relations the read may lock (see relguard.go).
 	oids map[uint32]bool
@@ -399,6 +409,7 @@ func (p *prover) plan() (lockPlan, error) {
 		oids[o] = true
 	}
 	lp.oids = oids
+	lp.funcs = p.viewFuncs
 	for _, o := range sortedOIDs(oids) {
 		r := p.seen[o]
 		name := pgx.Identifier{r.table.Schema, r.table.Name}.Sanitize()

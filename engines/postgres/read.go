@@ -93,9 +93,10 @@ func (e *Engine) Describe(ctx context.Context, t verifier.Table) (*engines.Proof
 // its views read) in a first transaction; begin REPEATABLE READ READ ONLY;
 // lock tables and views before any snapshot is taken, then materialized
 // views; prove again under the snapshot and require the same identities;
-// check pins, column obligations and functions; prepare the normalized SQL,
-// execute the prepared statement with text results; refuse if the
-// transaction got an id; roll back.
+// check pins, column obligations and functions; prepare the normalized SQL;
+// check the functions its plan calls (funcguard.go); execute the prepared
+// statement with text results; refuse if the transaction got an id; roll
+// back.
 func (e *Engine) Read(ctx context.Context, req engines.ReadRequest) (*engines.Result, []engines.Proof, error) {
 	ctx, cancel := opContext(ctx)
 	defer cancel()
@@ -133,7 +134,7 @@ func (e *Engine) Read(ctx context.Context, req engines.ReadRequest) (*engines.Re
 	if err := e.checkRelLocks(ctx, held, lp.oids); err != nil {
 		return nil, nil, err
 	}
-	second, _, err := e.proveAll(ctx, req, false)
+	second, lp2, err := e.proveAll(ctx, req, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -149,6 +150,16 @@ func (e *Engine) Read(ctx context.Context, req engines.ReadRequest) (*engines.Re
 	// that too must stay within the proof. The catalogs the re-proof read
 	// are held by now, so they are not seen here (a documented limit).
 	if held, err = e.relLocks(ctx); err != nil {
+		return nil, nil, err
+	}
+	// The function guard (funcguard.go): the server's plan may call only
+	// the verdict's functions and those of the proven views. Planning is
+	// inside the lock window the check below covers.
+	allowed, err := e.allowedCalls(ctx, v.Functions, lp2.funcs)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := e.checkPlanFunctions(ctx, sd.Name, allowed); err != nil {
 		return nil, nil, err
 	}
 	res, err := e.execPrepared(ctx, sd, req.Limits)

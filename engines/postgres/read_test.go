@@ -269,9 +269,10 @@ func TestReadNeverWrites(t *testing.T) {
 		// A verdict that (wrongly) carries a write still cannot write.
 		{"data-modifying CTE", `WITH x AS (INSERT INTO dbeast_pgengine.t VALUES (99, 'x', 0) RETURNING 1) SELECT * FROM x`,
 			engines.CodeDenied, ReasonReadOnlyTxn},
-		// A read that obtains a transaction id is refused and rolled back.
+		// A read that would obtain a transaction id: the function guard
+		// refuses it before it runs (checkNoWrite is the net behind it).
 		{"transaction id", `SELECT pg_catalog.pg_current_xact_id()::text FROM dbeast_pgengine.t AS t`,
-			engines.CodeDenied, ReasonWroteDuringRead},
+			engines.CodeDenied, ReasonUnlistedFunction},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -22,10 +22,8 @@ import (
 // also the pg_catalog tables the re-proof read), the pg_locks view itself,
 // and reads that take no relation lock at all (catalog lookups through
 // the system caches, such as pg_get_viewdef or has_table_privilege, or
-// file access functions). Functions are a separate limit: the engine
-// proves the verdict's Functions, but a function in NormalizedSQL that the
-// verdict does not list is not detected before it runs; only the
-// transaction-id check (checkNoWrite) and this guard notice some effects.
+// file access functions). Functions have their own guard (funcguard.go):
+// the plan may call only the verdict's functions and the proven views'.
 
 // relLockQuery lists the relations this backend holds a lock on, except
 // pg_locks, which the query itself locks. It reads no other relation, so

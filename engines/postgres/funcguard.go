@@ -1,0 +1,298 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	"github.com/dbeast/dbeast/engines"
+)
+
+// The function guard is the engine's own check that a read calls only the
+// functions its verdict listed (and, for views, the built-in functions
+// their proven definitions call), so a verifier disagreement over name
+// resolution — PostgreSQL reading alias.name as the call name(alias) — does
+// not become a call of an unlisted function. It is independent of the
+// verifier: after the statement is prepared, and before it runs, the
+// server's own plan for the prepared statement is printed with
+// EXPLAIN (VERBOSE, FORMAT JSON) EXECUTE, which plans but never executes.
+// Without parameters the prepared statement uses one generic plan, which
+// EXPLAIN caches and the execution reuses, so the plan checked is the plan
+// run (a plan invalidated in between would be rebuilt from the same
+// analysed query; relations are locked, so that needs a catalog change the
+// re-proof and the kept row description would already have caught).
+//
+// Every string in the plan is scanned, except the few fields that hold
+// raw names (planFieldNames). Quoted literals are skipped; double-quoted
+// identifiers are kept as names (a quoted name followed by "(" is a call,
+// as for "left"(x)). Every name followed by "(" must be an allowed call
+// (see callAllowed); anything else, including a schema-qualified call, an
+// unterminated literal or a plan that is not the expected JSON, refuses.
+//
+// What it cannot see: calls the planner evaluated away while planning
+// (constant folding runs only IMMUTABLE functions, estimation also STABLE
+// ones; never VOLATILE), and operators, which the plan prints as symbols
+// (the proof of views checks their operators; the verifier checks the
+// query's).
+
+// ReasonUnlistedFunction refuses a read whose plan calls a function the
+// verdict does not list.
+const ReasonUnlistedFunction engines.Reason = "the statement calls a function the verified query does not list"
+
+// planFieldNames are plan fields whose strings are names, not
+// expressions: the server prints them unquoted, so a name like "f(" would
+// look like a call.
+var planFieldNames = map[string]bool{
+	"Node Type": true, "Parent Relationship": true, "Relation Name": true, "Schema": true,
+	"Alias": true, "CTE Name": true, "Index Name": true, "Join Type": true, "Strategy": true,
+	"Partial Mode": true, "Scan Direction": true, "Operation": true, "Command": true,
+	"Setop Strategy": true,
+}
+
+// syntaxCalls are the SQL-syntax forms the server prints like calls,
+// mapped to the verdict function that stands for them. GREATEST and LEAST
+// are left out: the verifier never accepts them.
+var syntaxCalls = map[string]string{"COALESCE": "coalesce", "NULLIF": "nullif"}
+
+// constructors print like calls but call no function: ROW(a, b) and
+// ARRAY(SubPlan n), whose subplan is a plan node checked on its own.
+var constructors = map[string]bool{"ROW": true, "ARRAY": true}
+
+// spacedWords are the keywords the server prints before a parenthesis
+// with a space between (a call never has one): boolean connectives,
+// quantified comparisons, CASE arms and a window's OVER.
+var spacedWords = map[string]bool{
+	"AND": true, "OR": true, "NOT": true, "ANY": true, "ALL": true,
+	"WHEN": true, "THEN": true, "ELSE": true, "OVER": true,
+}
+
+// typmodWords are type names format_type prints with a type modifier in
+// parentheses after "::" (numeric(10,2), character varying(5),
+// timestamp(3) without time zone, interval day to second(3)).
+var typmodWords = map[string]bool{
+	"bit": true, "varying": true, "character": true, "numeric": true,
+	"time": true, "timestamp": true, "interval": true, "second": true,
+}
+
+// reTypmodContext matches the text that must precede a typmod word: the
+// cast operator and, for multi-word types, the words before it.
+var reTypmodContext = regexp.MustCompile(`::(?:character |bit |interval (?:(?:day|hour|minute) to )?)?$`)
+
+// reTypmodArgs matches a type modifier list after "(".
+var reTypmodArgs = regexp.MustCompile(`^\d+(?:,\d+)?\)`)
+
+// explainPrefix prints the plan of a prepared statement; it plans it and
+// never executes it (no ANALYZE).
+const explainPrefix = "EXPLAIN (VERBOSE, FORMAT JSON) EXECUTE "
+
+// checkPlanFunctions prints the prepared statement's plan and refuses it
+// when it calls a function outside allowed.
+func (e *Engine) checkPlanFunctions(ctx context.Context, stmt string, allowed map[string]bool) error {
+	rows, err := e.query(ctx, explainPrefix+stmt)
+	if err != nil {
+		return mapErr(ctx, err)
+	}
+	if len(rows) != 1 || len(rows[0]) != 1 {
+		return engines.NewError(engines.CodeFailed, engines.ReasonExecution, nil)
+	}
+	return checkPlanJSON(rows[0][0], allowed)
+}
+
+// checkPlanJSON walks an EXPLAIN JSON plan and checks every expression.
+func checkPlanJSON(plan []byte, allowed map[string]bool) error {
+	var root any
+	if err := json.Unmarshal(plan, &root); err != nil {
+		return engines.NewError(engines.CodeDenied, ReasonUnlistedFunction, err)
+	}
+	if _, ok := root.([]any); !ok {
+		return engines.NewError(engines.CodeDenied, ReasonUnlistedFunction, nil)
+	}
+	if !walkPlan(root, "", allowed) {
+		return engines.NewError(engines.CodeDenied, ReasonUnlistedFunction, nil)
+	}
+	return nil
+}
+
+// walkPlan checks every string under n; field is the key n was found under.
+func walkPlan(n any, field string, allowed map[string]bool) bool {
+	switch v := n.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if !walkPlan(x, k, allowed) {
+				return false
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if !walkPlan(x, field, allowed) {
+				return false
+			}
+		}
+	case string:
+		return planFieldNames[field] || exprCallsAllowed(v, allowed)
+	}
+	return true
+}
+
+// exprCallsAllowed scans one printed expression and reports whether every
+// name followed by "(" is an allowed call. It fails closed on text it
+// cannot lex.
+func exprCallsAllowed(s string, allowed map[string]bool) bool {
+	i := 0
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case c == '\'':
+			end, ok := skipLiteral(s, i+1, false)
+			if !ok {
+				return false
+			}
+			i = end
+		case c == '"':
+			qualified := i > 0 && s[i-1] == '.'
+			name, end, ok := quotedName(s, i+1)
+			if !ok {
+				return false
+			}
+			i = end
+			if i < len(s) && s[i] == '(' && (qualified || !allowed[name]) {
+				return false
+			}
+		case isIdentStart(c):
+			start := i
+			for i < len(s) && (isIdentCont(s[i]) || (s[i] == '.' && i+1 < len(s) && isIdentStart(s[i+1]))) {
+				i++
+			}
+			word := s[start:i]
+			if (word == "E" || word == "e") && i < len(s) && s[i] == '\'' {
+				end, ok := skipLiteral(s, i+1, true)
+				if !ok {
+					return false
+				}
+				i = end
+				continue
+			}
+			j := i
+			for j < len(s) && (s[j] == ' ' || s[j] == '\n' || s[j] == '\t') {
+				j++
+			}
+			if j >= len(s) || s[j] != '(' {
+				continue
+			}
+			if start > 0 && s[start-1] == '.' {
+				word = "." + word // qualified by a quoted name
+			}
+			if !callAllowed(s, start, word, j > i, allowed) {
+				return false
+			}
+		case c >= '0' && c <= '9':
+			// A number, including exponents and any letters glued to it.
+			for i < len(s) && (isIdentCont(s[i]) || s[i] == '.') {
+				i++
+			}
+		default:
+			i++
+		}
+	}
+	return true
+}
+
+// callAllowed decides one name followed by "(" (spaced: with blanks
+// between). start is the name's offset in s.
+func callAllowed(s string, start int, word string, spaced bool, allowed map[string]bool) bool {
+	if spaced {
+		return spacedWords[word]
+	}
+	if strings.Contains(word, ".") {
+		return false // a qualified call: never printed for pg_catalog under our search_path
+	}
+	if fn, ok := syntaxCalls[word]; ok {
+		return allowed[fn]
+	}
+	if constructors[word] {
+		return true
+	}
+	if typmodWords[word] && reTypmodContext.MatchString(s[:start]) && reTypmodArgs.MatchString(s[start+len(word)+1:]) {
+		return true
+	}
+	return allowed[word]
+}
+
+// skipLiteral returns the offset after a quoted literal whose body starts
+// at i: ” is a quote; in an E” literal a backslash escapes the next byte.
+func skipLiteral(s string, i int, escapes bool) (int, bool) {
+	for i < len(s) {
+		switch s[i] {
+		case '\\':
+			if escapes {
+				i += 2
+				continue
+			}
+		case '\'':
+			if i+1 < len(s) && s[i+1] == '\'' {
+				i += 2
+				continue
+			}
+			return i + 1, true
+		}
+		i++
+	}
+	return 0, false
+}
+
+// quotedName returns a double-quoted identifier's name (with "" undone)
+// and the offset after it; the body starts at i.
+func quotedName(s string, i int) (string, int, bool) {
+	var b strings.Builder
+	for i < len(s) {
+		if s[i] == '"' {
+			if i+1 < len(s) && s[i+1] == '"' {
+				b.WriteByte('"')
+				i += 2
+				continue
+			}
+			return b.String(), i + 1, true
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	return "", 0, false
+}
+
+func isIdentStart(c byte) bool {
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80
+}
+
+func isIdentCont(c byte) bool {
+	return isIdentStart(c) || (c >= '0' && c <= '9') || c == '$'
+}
+
+// viewFuncQuery returns the names of the functions $1 (called by proven
+// views) whose every pg_catalog overload is built in and IMMUTABLE or
+// STABLE: a printed unqualified name resolves among those overloads only.
+const viewFuncQuery = `SELECT DISTINCT p.proname FROM pg_catalog.pg_proc p
+WHERE p.oid = ANY($1::pg_catalog.oid[]) AND p.pronamespace = 11 AND p.oid < 16384
+  AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_proc q WHERE q.pronamespace = 11 AND q.proname = p.proname
+    AND (q.oid >= 16384 OR q.provolatile NOT IN ('i', 's')))`
+
+// allowedCalls returns the names the plan may call: the verdict's
+// functions (already proven by checkFunctions) and those the proven views
+// call.
+func (e *Engine) allowedCalls(ctx context.Context, verdictFuncs []string, viewFuncs map[uint32]bool) (map[string]bool, error) {
+	out := make(map[string]bool, len(verdictFuncs))
+	for _, f := range verdictFuncs {
+		out[f] = true
+	}
+	if len(viewFuncs) == 0 {
+		return out, nil
+	}
+	rows, err := e.query(ctx, viewFuncQuery, oidArray(viewFuncs))
+	if err != nil {
+		return nil, mapErr(ctx, err)
+	}
+	for _, r := range rows {
+		out[string(r[0])] = true
+	}
+	return out, nil
+}

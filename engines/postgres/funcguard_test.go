@@ -1,0 +1,122 @@
+package postgres
+
+import (
+	"context"
+	"testing"
+
+	"github.com/dbeast/dbeast/engines"
+)
+
+// TestFunctionGuard plays a verifier that disagrees with PostgreSQL about
+// name resolution: each verdict lists only some functions while the server
+// reads its SQL as calling others. Accepted shapes must still run.
+func TestFunctionGuard(t *testing.T) {
+	tcols := map[string][]string{"t": {"id", "name", "amount"}}
+	all := []string{"abs", "avg", "char_length", "coalesce", "count", "length", "lower", "max", "min", "nullif", "octet_length", "round", "sum", "upper"}
+	cases := []struct {
+		name  string
+		sql   string
+		funcs []string
+		ok    bool
+	}{
+		// PostgreSQL reads alias.name as name(alias) when alias has no such column.
+		{"subquery alias.pg_typeof", `SELECT s.pg_typeof FROM (SELECT 1 AS a) s, dbeast_pgengine.t AS t`, nil, false},
+		{"column-aliased subquery", `SELECT s.pg_typeof FROM (SELECT 1, 2) s(p, q), dbeast_pgengine.t AS t`, nil, false},
+		{"row_to_json in WHERE", `SELECT x.id FROM dbeast_pgengine.t AS x WHERE x.row_to_json IS NOT NULL`, nil, false},
+		{"row_to_json in ON", `SELECT x.id FROM dbeast_pgengine.t AS x JOIN dbeast_pgengine.t AS y ON x.row_to_json IS NOT NULL`, nil, false},
+		{"unlisted upper", `SELECT upper(t.name) FROM dbeast_pgengine.t AS t`, []string{"lower"}, false},
+		{"quoted unlisted call", `SELECT "upper"(t.name) FROM dbeast_pgengine.t AS t`, []string{"lower"}, false},
+		{"qualified unlisted call", `SELECT pg_catalog.md5(t.name) FROM dbeast_pgengine.t AS t`, []string{"lower"}, false},
+		{"unlisted in ORDER BY", `SELECT t.id FROM dbeast_pgengine.t AS t ORDER BY md5(t.name)`, nil, false},
+		{"unlisted in subquery", `SELECT t.id FROM dbeast_pgengine.t AS t WHERE EXISTS (SELECT 1 FROM dbeast_pgengine.t AS u WHERE md5(u.name) = 'x')`, nil, false},
+		{"GREATEST", `SELECT GREATEST(t.id, 2) FROM dbeast_pgengine.t AS t`, all, false},
+		{"unlisted COALESCE", `SELECT COALESCE(t.amount, 0) FROM dbeast_pgengine.t AS t`, nil, false},
+
+		{"call text in a literal", `SELECT t.id, 'pg_sleep(1) it''s' FROM dbeast_pgengine.t AS t WHERE t.name <> 'upper(x)'`, nil, true},
+		{"call text in an E literal", `SELECT t.id, E'a\\b md5(x) \' pg_sleep(' FROM dbeast_pgengine.t AS t`, nil, true},
+		{"call text in a quoted name", `SELECT t.id AS "pg_sleep(" FROM dbeast_pgengine.t AS t ORDER BY "pg_sleep("`, nil, true},
+		{"call text in a subquery alias", `SELECT "md5(".id FROM dbeast_pgengine.t AS "md5("`, nil, true},
+		{"aggregates", `SELECT count(*), count(t.id), sum(t.amount), avg(t.amount), min(t.name), max(t.id) FROM dbeast_pgengine.t AS t`, all, true},
+		{"scalar functions", `SELECT coalesce(t.amount, 0), nullif(t.name, 'x'), round(t.amount, 1), length(t.name), lower(t.name), upper(t.name), abs(t.id), char_length(t.name), octet_length(t.name) FROM dbeast_pgengine.t AS t`, all, true},
+		{"IN list and BETWEEN", `SELECT t.id FROM dbeast_pgengine.t AS t WHERE t.id IN (1, 2) AND t.name NOT IN ('a', 'b') AND t.id BETWEEN 0 AND 9 AND t.name LIKE 'A%'`, nil, true},
+		{"CASE", `SELECT CASE WHEN t.id > 1 THEN 'big' WHEN (t.id < 0) THEN 'neg' ELSE 'small' END, CASE t.name WHEN 'a' THEN 1 ELSE 0 END FROM dbeast_pgengine.t AS t`, nil, true},
+		{"EXISTS and scalar subqueries", `SELECT t.id, (SELECT max(u.id) FROM dbeast_pgengine.t AS u) FROM dbeast_pgengine.t AS t WHERE EXISTS (SELECT 1 FROM dbeast_pgengine.t AS u WHERE u.id = t.id) AND t.id IN (SELECT u.id FROM dbeast_pgengine.t AS u) AND t.id > ALL (SELECT u.id - 9 FROM dbeast_pgengine.t AS u) AND NOT (t.id = 7 OR t.id = 8)`, all, true},
+		{"UNION", `SELECT t.id FROM dbeast_pgengine.t AS t UNION SELECT t.id + 1 FROM dbeast_pgengine.t AS t EXCEPT SELECT 9`, nil, true},
+		{"GROUP BY and HAVING", `SELECT lower(t.name), count(*) FROM dbeast_pgengine.t AS t GROUP BY lower(t.name) HAVING count(*) > 0 AND sum(t.id) < 100 ORDER BY count(*) DESC, 1`, all, true},
+		{"ORDER BY and LIMIT", `SELECT t.id FROM dbeast_pgengine.t AS t ORDER BY t.name DESC NULLS LAST, t.id LIMIT 2 OFFSET 1`, nil, true},
+		{"joins", `SELECT a.id, b.name FROM dbeast_pgengine.t AS a JOIN dbeast_pgengine.t AS b USING (id) LEFT JOIN dbeast_pgengine.t AS c ON c.id = a.id AND upper(c.name) = 'X'`, all, true},
+		{"CTE", `WITH c AS (SELECT t.id, t.name FROM dbeast_pgengine.t AS t) SELECT c.id, count(*) FROM c GROUP BY c.id`, all, true},
+		{"DISTINCT", `SELECT DISTINCT t.name, count(DISTINCT t.id) FROM dbeast_pgengine.t AS t GROUP BY t.name`, all, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := openEngine(t, engines.Source{})
+			_, _, err := e.Read(context.Background(), engines.ReadRequest{Verdict: readVerdict(c.sql, tcols, c.funcs, "t")})
+			if c.ok {
+				if err != nil {
+					t.Fatalf("read: %v", err)
+				}
+				return
+			}
+			wantErr(t, err, engines.CodeDenied, ReasonUnlistedFunction)
+		})
+	}
+}
+
+// TestFunctionGuardViews reads views whose definitions call built-in
+// functions the verdict does not list: the proof covered them.
+func TestFunctionGuardViews(t *testing.T) {
+	e := openEngine(t, engines.Source{})
+	v := readVerdict(`SELECT v.id, v.lname FROM dbeast_pgengine.v AS v`, map[string][]string{"v": {"id", "lname"}}, nil, "v")
+	if _, _, err := e.Read(context.Background(), engines.ReadRequest{Verdict: v}); err != nil {
+		t.Fatalf("read: %v", err)
+	}
+}
+
+// TestExprCallsAllowed pins the scanner on printed expressions.
+func TestExprCallsAllowed(t *testing.T) {
+	allowed := map[string]bool{"lower": true, "count": true, "coalesce": true, "left": true}
+	cases := []struct {
+		expr string
+		ok   bool
+	}{
+		{`lower(t.name)`, true},
+		{`count(*)`, true},
+		{`COALESCE(a, 'x'::text)`, true},
+		{`NULLIF(a, ''::text)`, false},
+		{`"left"(name, 3)`, true},
+		{`"Lower"(name)`, false},
+		{`upper(name)`, false},
+		{`pg_catalog.lower(name)`, false},
+		{`"pg_catalog".lower(name)`, false},
+		{`x."lower"(name)`, false},
+		{`'it''s upper(x)'::text`, true},
+		{`E'\' upper(x)'`, true},
+		{`E'\\' upper(x)'`, false},
+		{`E'\\'' || upper(x)`, false},
+		{`'unterminated upper(x)`, false},
+		{`"unterminated`, false},
+		{`"upper(" = 1`, true},
+		{`((a)::numeric(10,2) > '1'::numeric)`, true},
+		{`(a)::character varying(5)`, true},
+		{`(a)::timestamp(3) without time zone`, true},
+		{`(a)::interval day to second(3)`, true},
+		{`numeric(10,2)`, false},
+		{`(a)::numeric(b)`, false},
+		{`((a = 1) AND (b = ANY ('{1,2}'::integer[])) AND (NOT (hashed SubPlan 1)))`, true},
+		{`(SubPlan 1)`, true},
+		{`ARRAY(SubPlan 1)`, true},
+		{`ROW(a, b)`, true},
+		{`upper (x)`, false},
+		{`GREATEST(a, b)`, false},
+		{`SUBSTRING(a FROM 1)`, false},
+		{`OPERATOR(pg_catalog.+)(a, b)`, false},
+		{`1e5 + lower(x)`, true},
+		{`café(x)`, false},
+	}
+	for _, c := range cases {
+		if got := exprCallsAllowed(c.expr, allowed); got != c.ok {
+			t.Errorf("exprCallsAllowed(%q) = %v, want %v", c.expr, got, c.ok)
+		}
+	}
+}
