@@ -83,8 +83,12 @@ func (e *Engine) setup(ctx context.Context, kind sessionKind) error {
 	case sessionRead:
 		// READ ONLY is set by stableProofs, after the LOCK TABLES check.
 		stmts = append(stmts, "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-	case sessionWrite, sessionFull:
+	case sessionWrite:
 		stmts = append(stmts, "SET SESSION TRANSACTION READ WRITE")
+	case sessionFull:
+		// Full SQL is the person's text and may name tables without their
+		// database; it alone runs with the configured default database.
+		stmts = append(stmts, "SET SESSION TRANSACTION READ WRITE", "USE "+quoteIdent(e.cfg.DBName))
 	}
 	stmts = append(stmts, "SET autocommit = 1")
 	for _, s := range stmts {

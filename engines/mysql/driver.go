@@ -136,7 +136,14 @@ func (Driver) Open(ctx context.Context, src engines.Source) (engines.Engine, err
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(err, nil)
 	}
-	connector, err := gomysql.NewConnector(cfg)
+	// The connection has no default database: every verified read and
+	// table write names its tables as `db`.`table`, so an unqualified name
+	// can only be a CTE. Should the verifier ever take a physical table for
+	// a CTE, the server answers "no database selected" instead of reading
+	// it. Full SQL selects the configured database itself (setup).
+	connCfg := cfg.Clone()
+	connCfg.DBName = ""
+	connector, err := gomysql.NewConnector(connCfg)
 	if err != nil {
 		return nil, engines.NewError(engines.CodeUnavailable, engines.ReasonBadConfig, nil)
 	}

@@ -228,3 +228,26 @@ func TestListTables(t *testing.T) {
 		t.Error("listed a table of another database")
 	}
 }
+
+// TestNoDefaultDatabase: reads run on a connection without a default
+// database, so an unqualified name that the verifier took for a CTE can
+// never reach a physical table, while a real CTE still works; full SQL,
+// the person's own text, runs in the configured database.
+func TestNoDefaultDatabase(t *testing.T) {
+	needServer(t)
+	items := tbl("items")
+	_, _, err := openEngine(t).Read(context.Background(), engines.ReadRequest{Verdict: readVerdict(
+		"SELECT 1 FROM `dbeast_myengine`.`items` WHERE EXISTS (SELECT 1 FROM `counter`)", nil, nil, items)})
+	if err == nil {
+		t.Fatal("an unqualified physical table was read")
+	}
+	res, _, err := openEngine(t).Read(context.Background(), engines.ReadRequest{Verdict: readVerdict(
+		"WITH `c` AS (SELECT `id` FROM `dbeast_myengine`.`items`) SELECT COUNT(*) FROM `c`", nil, []string{"count"}, items)})
+	if err != nil || len(res.Rows) != 1 {
+		t.Fatalf("CTE read: %v %v", res, err)
+	}
+	res, err = openEngine(t).Exec(context.Background(), "SELECT COUNT(*) FROM items", engines.Limits{})
+	if err != nil || len(res.Rows) != 1 {
+		t.Fatalf("full SQL with an unqualified name: %v %v", res, err)
+	}
+}
