@@ -2,6 +2,7 @@ package broker
 
 import (
 	"testing"
+	"time"
 )
 
 // TestStandingAccessUnion: the connection's entry and the All Agents entry
@@ -171,5 +172,40 @@ func TestSourceRemovedRevokes(t *testing.T) {
 	}
 	if _, code := a.call("query_sql", map[string]any{"source_id": e.srcID, "sql": "select 1"}); code != CodeResourceUnavailable {
 		t.Fatalf("removed source: %q", code)
+	}
+}
+
+// TestNarrowingRevokesRunningRead: a read running under standing access
+// when the sharing is narrowed is revoked at once, never hands over a
+// result, and its task is cancelled (its slot comes free).
+func TestNarrowingRevokesRunningRead(t *testing.T) {
+	e := newReqEnv(t, false)
+	a := e.agent("agent")
+	e.share(a.connID, LevelRead)
+	id, st, _ := a.query(slowSQL)
+	if st != StatusRunning {
+		t.Fatalf("slow read under standing access: %s", st)
+	}
+	e.share(a.connID, LevelAsk)
+	if m := a.get(id); statusOf(m) != StatusRevoked || m["result"] != nil {
+		t.Fatalf("running read after narrowing: %v, want revoked without result", m)
+	}
+	// The cancelled task frees the session's only slot: a new covered read
+	// (standing access widened again) runs.
+	e.share(a.connID, LevelRead)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		id2, st, _ := a.query("select id from main.items")
+		if st == StatusCompleted {
+			break
+		}
+		a.call("cancel_request", map[string]any{"request_id": id2})
+		if time.Now().After(deadline) {
+			t.Fatalf("the revoked read still holds the session's slot: %s", st)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if m := a.get(id); statusOf(m) != StatusRevoked || m["result"] != nil {
+		t.Fatalf("revoked read later: %v", m)
 	}
 }
