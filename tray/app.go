@@ -25,8 +25,19 @@ func Run(c *Client, log *slog.Logger) {
 	systray.Run(func() { onReady(c, log) }, nil)
 }
 
-// onReady builds the menu and runs the event loop: one goroutine per
-// click channel would reorder clicks, so one select handles them all.
+// action is what a menu click asks the loop to do.
+type action int
+
+const (
+	actOpen action = iota
+	actStopAll
+	actStart
+	actStop
+	actQuit
+)
+
+// onReady builds the menu and runs the event loop: clicks are handled one
+// at a time, in the order they arrived, by one goroutine.
 func onReady(c *Client, log *slog.Logger) {
 	systray.SetIcon(iconIdle)
 	systray.SetTooltip("dbeast")
@@ -84,21 +95,32 @@ func onReady(c *Client, log *slog.Logger) {
 		}
 	}
 	openConsole := func() {
-		if err := openBrowser(c.PageURL()); err != nil {
+		if err := openURL(c.PageURL()); err != nil {
 			log.Warn("cannot open the browser", "error", err)
 		}
 	}
 
-	// Every slot opens the console on the pending page; merge their
-	// channels so the loop below stays one select.
-	slotClicked := make(chan struct{})
-	for _, s := range slots {
-		go func(ch <-chan struct{}) {
+	// systray drops a click when nobody is receiving on the item's
+	// channel at that moment (its send does not block), and the loop below
+	// is busy during an API call. So one forwarder per item is always
+	// receiving and queues the click, in arrival order, for the loop.
+	clicks := make(chan action, 16)
+	forward := func(ch <-chan struct{}, a action) {
+		go func() {
 			for range ch {
-				slotClicked <- struct{}{}
+				clicks <- a
 			}
-		}(s.ClickedCh)
+		}()
 	}
+	for _, s := range slots {
+		// Every slot opens the console on the pending page.
+		forward(s.ClickedCh, actOpen)
+	}
+	forward(open.ClickedCh, actOpen)
+	forward(stopAll.ClickedCh, actStopAll)
+	forward(start.ClickedCh, actStart)
+	forward(stop.ClickedCh, actStop)
+	forward(quit.ClickedCh, actQuit)
 
 	refresh()
 	tick := time.NewTicker(pollEvery)
@@ -108,21 +130,22 @@ func onReady(c *Client, log *slog.Logger) {
 			select {
 			case <-tick.C:
 				refresh()
-			case <-slotClicked:
-				openConsole()
-			case <-open.ClickedCh:
-				openConsole()
-			case <-stopAll.ClickedCh:
-				call("stop-all", func(ctx context.Context) error { _, err := c.StopAll(ctx); return err })
-				refresh()
-			case <-start.ClickedCh:
-				call("start-server", c.StartServer)
-			case <-stop.ClickedCh:
-				call("stop-server", c.StopServer)
-				refresh()
-			case <-quit.ClickedCh:
-				systray.Quit()
-				return
+			case a := <-clicks:
+				switch a {
+				case actOpen:
+					openConsole()
+				case actStopAll:
+					call("stop-all", func(ctx context.Context) error { _, err := c.StopAll(ctx); return err })
+					refresh()
+				case actStart:
+					call("start-server", c.StartServer)
+				case actStop:
+					call("stop-server", c.StopServer)
+					refresh()
+				case actQuit:
+					systray.Quit()
+					return
+				}
 			}
 		}
 	}()
