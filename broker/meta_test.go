@@ -11,7 +11,9 @@ import (
 )
 
 // TestOnlyBrokerImportsMCP enforces the dependency direction: the MCP SDK
-// is imported only under broker/, and every package there has a doc.
+// is imported only under broker/, and every package there has a doc. Test
+// files elsewhere may import it: they play the agent with the SDK's real
+// client, which is a test's business, not a dependency of the package.
 func TestOnlyBrokerImportsMCP(t *testing.T) {
 	root := ".."
 	fset := token.NewFileSet()
@@ -28,7 +30,7 @@ func TestOnlyBrokerImportsMCP(t *testing.T) {
 		inBroker := strings.HasPrefix(rel, "broker"+string(filepath.Separator))
 		for _, imp := range f.Imports {
 			path, _ := strconv.Unquote(imp.Path.Value)
-			if strings.HasPrefix(path, "github.com/modelcontextprotocol/go-sdk") && !inBroker && !strings.HasPrefix(rel, "internal") {
+			if strings.HasPrefix(path, "github.com/modelcontextprotocol/go-sdk") && !inBroker && !strings.HasPrefix(rel, "internal") && !strings.HasSuffix(p, "_test.go") {
 				t.Errorf("%s imports %s; only broker/ may", rel, path)
 			}
 		}
