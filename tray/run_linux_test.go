@@ -22,6 +22,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/dbeast/dbeast/broker"
+	"github.com/dbeast/dbeast/broker/brokertest"
 	"github.com/dbeast/dbeast/engines"
 	"github.com/dbeast/dbeast/engines/sqlite"
 )
@@ -390,24 +391,12 @@ func startBroker(t *testing.T) (*broker.Broker, *Client) {
 // shopID is the source the agent reads from (set by startBroker).
 var shopID string
 
-// consoleCall sends one console API request with the console token.
+// consoleCall sends one console API request with the console token and
+// wants the given status.
 func consoleCall(t *testing.T, b *broker.Broker, method, path string, body, out any, want int) {
 	t.Helper()
-	raw, _ := json.Marshal(body)
-	req, _ := http.NewRequest(method, strings.TrimSuffix(b.ConsoleURL(), "/")+path, strings.NewReader(string(raw)))
-	req.Header.Set("Authorization", "Bearer "+b.ConsoleToken())
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("console %s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != want {
-		t.Fatalf("console %s %s: status %d, want %d", method, path, resp.StatusCode, want)
-	}
-	if out != nil {
-		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-			t.Fatalf("console %s %s: %v", method, path, err)
-		}
+	if got := brokertest.Console(t, b, method, path, body, out); got != want {
+		t.Fatalf("console %s %s: status %d, want %d", method, path, got, want)
 	}
 }
 

@@ -1,18 +1,16 @@
 package console_test
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
-	"io"
 	"net/http"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/dbeast/dbeast/broker"
+	"github.com/dbeast/dbeast/broker/brokertest"
 	"github.com/dbeast/dbeast/engines"
 	"github.com/dbeast/dbeast/engines/sqlite"
 	"github.com/google/uuid"
@@ -71,24 +69,7 @@ func newEnv(t *testing.T) *env {
 // api sends a console API request with the console token.
 func (e *env) api(method, path string, body, out any) int {
 	e.t.Helper()
-	var rd io.Reader
-	if body != nil {
-		raw, _ := json.Marshal(body)
-		rd = bytes.NewReader(raw)
-	}
-	req, _ := http.NewRequest(method, strings.TrimSuffix(e.b.ConsoleURL(), "/")+path, rd)
-	req.Header.Set("Authorization", "Bearer "+e.b.ConsoleToken())
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatalf("console %s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	if out != nil {
-		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-			e.t.Fatalf("console %s %s: decode: %v", method, path, err)
-		}
-	}
-	return resp.StatusCode
+	return brokertest.Console(e.t, e.b, method, path, body, out)
 }
 
 // newConnection creates an agent connection and shares the fixture

@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"net/http"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/dbeast/dbeast/broker"
+	"github.com/dbeast/dbeast/broker/brokertest"
 	"github.com/dbeast/dbeast/broker/shop"
 )
 
@@ -72,23 +72,16 @@ func TestDemoApproveQuery(t *testing.T) {
 	}
 	id := sub["request_id"].(string)
 
-	console := func(method, path string, body string) map[string]any {
-		req, _ := http.NewRequest(method, strings.TrimSuffix(b.ConsoleURL(), "/")+path, bytes.NewBufferString(body))
-		req.Header.Set("Authorization", "Bearer "+b.ConsoleToken())
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
+	console := func(method, path string, body any) map[string]any {
 		var m map[string]any
-		json.NewDecoder(resp.Body).Decode(&m)
+		brokertest.Console(t, b, method, path, body, &m)
 		return m
 	}
-	list := console("GET", "/api/requests?status=pending", "")["requests"].([]any)
+	list := console("GET", "/api/requests?status=pending", nil)["requests"].([]any)
 	if len(list) != 1 || list[0].(map[string]any)["statement"] != `SELECT "name" FROM "main"."products" ORDER BY "id" LIMIT 2` {
 		t.Fatalf("pending = %v", list)
 	}
-	console("POST", "/api/requests/"+id+"/approve", `{"scope":"once"}`)
+	console("POST", "/api/requests/"+id+"/approve", map[string]string{"scope": "once"})
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		m := callTool("get_request", map[string]any{"session_token": tok, "request_id": id})

@@ -1,6 +1,7 @@
 package mysql
 
 import (
+	"context"
 	"database/sql"
 	"strconv"
 	"unicode/utf8"
@@ -19,54 +20,21 @@ var binaryTypes = map[string]bool{
 	"VECTOR": true,
 }
 
-// collect reads rows into a bounded result and closes them.
-func collect(rows *sql.Rows, lim engines.Limits) (*engines.Result, error) {
-	defer rows.Close()
-	names, err := rows.Columns()
-	if err != nil {
-		return nil, err
-	}
+// collect reads rows into a bounded result and closes them; binary
+// columns (by the driver's type name) become engines.Binary.
+func collect(ctx context.Context, rows *sql.Rows, lim engines.Limits) (*engines.Result, error) {
 	types, err := rows.ColumnTypes()
 	if err != nil {
+		rows.Close()
 		return nil, err
 	}
 	binary := make([]bool, len(types))
 	for i, t := range types {
 		binary[i] = binaryTypes[t.DatabaseTypeName()]
 	}
-	b := engines.NewResultBuilder(names, lim)
-	vals := make([]any, len(names))
-	ptrs := make([]any, len(names))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
-		}
-		row := make([]any, len(vals))
-		for i, v := range vals {
-			cell, err := encodeValue(v, binary[i])
-			if err != nil {
-				return nil, err
-			}
-			row[i] = cell
-		}
-		more, err := b.Add(row)
-		if err != nil {
-			return nil, err
-		}
-		if !more {
-			break
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if err := rows.Close(); err != nil {
-		return nil, err
-	}
-	return b.Result(), nil
+	return engines.CollectRows(ctx, rows, lim, func(col int, v any) (any, error) {
+		return encodeValue(v, binary[col])
+	})
 }
 
 // encodeValue turns one text-protocol value into a result cell: nil, the

@@ -128,7 +128,7 @@ func (e *Engine) Read(ctx context.Context, r engines.ReadRequest) (*engines.Resu
 		if err != nil {
 			return err
 		}
-		res, err = collect(rows, r.Limits)
+		res, err = collect(ctx, rows, r.Limits)
 		if err != nil {
 			return err
 		}

@@ -31,7 +31,9 @@ var (
 )
 
 // TestMain creates the fixtures once, holding a server-side GET_LOCK for
-// the whole run so that two runs of this package never share them.
+// the whole run so that two runs of this package never share them. It
+// asserts nothing itself: a fixture failure is kept in setupErr, and every
+// live test fails on it through needServer.
 func TestMain(m *testing.M) {
 	dsn := os.Getenv(dsnVar)
 	if dsn == "" {

@@ -114,7 +114,7 @@ func (e *Engine) Exec(ctx context.Context, query string, lim engines.Limits) (*e
 			return err
 		}
 		if len(cols) > 0 {
-			res, err = collect(rows, lim)
+			res, err = collect(ctx, rows, lim)
 			return err
 		}
 		if err := rows.Close(); err != nil {

@@ -254,44 +254,5 @@ func fetchRead(ctx context.Context, h *handle, query string, lim engines.Limits)
 
 // collect drains rows into a bounded result.
 func collect(ctx context.Context, rows *sql.Rows, lim engines.Limits) (*engines.Result, error) {
-	cols, err := rows.Columns()
-	if err != nil {
-		return nil, err
-	}
-	b := engines.NewResultBuilder(cols, lim)
-	vals := make([]any, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	for rows.Next() {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
-		}
-		row := make([]any, len(cols))
-		for i, v := range vals {
-			c, err := encode(v)
-			if err != nil {
-				return nil, err
-			}
-			row[i] = c
-		}
-		more, err := b.Add(row)
-		if err != nil {
-			return nil, err
-		}
-		if !more {
-			break
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if err := rows.Close(); err != nil {
-		return nil, err
-	}
-	return b.Result(), nil
+	return engines.CollectRows(ctx, rows, lim, func(_ int, v any) (any, error) { return encode(v) })
 }
