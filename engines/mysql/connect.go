@@ -154,6 +154,12 @@ func (e *Engine) run(ctx context.Context, sent *bool, f func(ctx context.Context
 // socket, so the session is useless anyway, and ending it releases its
 // metadata locks and rolls back its transaction at once. Errors are
 // ignored: the thread may already be gone.
+//
+// A KILL that lands just before the thread enters an InnoDB row-lock wait
+// finds no wait to cancel, and the thread then waits out
+// innodb_lock_wait_timeout. So kill repeats the KILL until the thread is
+// no longer listed (an account always sees its own threads), within
+// setupDeadline; the caller holds its slot until then.
 func (e *Engine) kill() {
 	if e.connID == 0 {
 		return
@@ -167,7 +173,19 @@ func (e *Engine) kill() {
 	db := sql.OpenDB(connector)
 	defer db.Close()
 	db.SetMaxOpenConns(1)
-	_, _ = db.ExecContext(ctx, fmt.Sprintf("KILL CONNECTION %d", e.connID))
+	for {
+		_, _ = db.ExecContext(ctx, fmt.Sprintf("KILL CONNECTION %d", e.connID))
+		var n int
+		err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ?", e.connID).Scan(&n)
+		if err != nil || n == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // exec runs one statement without placeholders.
