@@ -65,12 +65,6 @@ func toolErr(code Code) *ToolError { return &ToolError{Code: code, Message: mess
 // toolErrMsg returns a ToolError with a static message of its own.
 func toolErrMsg(code Code, msg string) *ToolError { return &ToolError{Code: code, Message: msg} }
 
-// wrapToolErr returns a ToolError with the code's default message and a
-// private cause.
-func wrapToolErr(code Code, cause error) *ToolError {
-	return &ToolError{Code: code, Message: messages[code], cause: cause}
-}
-
 func (e *ToolError) Error() string { return string(e.Code) + ": " + e.Message }
 
 // Unwrap exposes the private cause.

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -277,13 +276,6 @@ func rowsOf(res map[string]any) [][]any {
 	var rows [][]any
 	json.Unmarshal(raw, &rows)
 	return rows
-}
-
-func mustContain(t *testing.T, s, sub string) {
-	t.Helper()
-	if !strings.Contains(s, sub) {
-		t.Fatalf("%q does not contain %q", s, sub)
-	}
 }
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

@@ -25,8 +25,6 @@ type (
 	FileID string
 )
 
-const identPattern = `^[^\x00-\x1f\x7f]*$`
-
 func init() {
 	typeLimits[reflect.TypeFor[RequestKey]()] = "minLength=36,maxLength=36,pattern=^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 	typeLimits[reflect.TypeFor[SourceID]()] = "minLength=36,maxLength=36,pattern=^src_[0-9a-f]{32}$"

@@ -97,18 +97,6 @@ func sameFields(a, b []pgconn.FieldDescription) bool {
 	return true
 }
 
-// runPrepared prepares sql under a fresh name, keeps its description and
-// executes the prepared statement by name with text results. Nothing is
-// re-prepared: if the server finds the plan's result shape changed, the
-// execution fails with ReasonPlanChanged.
-func (e *Engine) runPrepared(ctx context.Context, sql string, lim engines.Limits) (*engines.Result, error) {
-	sd, err := e.prepare(ctx, sql)
-	if err != nil {
-		return nil, err
-	}
-	return e.execPrepared(ctx, sd, lim)
-}
-
 // prepare parses sql as a named prepared statement (the server analyses
 // and rewrites it, locking every relation it names) and refuses
 // parameters.

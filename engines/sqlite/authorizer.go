@@ -120,6 +120,8 @@ func (p *policy) allows(action msqlite.AuthorizerActionCode, arg1, arg2, dbName,
 		return false
 	}
 	switch p.phase {
+	case phaseClosed:
+		return false
 	case phaseProof:
 		return p.decideProof(action, arg1, arg2, dbName)
 	case phaseRead:

@@ -89,11 +89,6 @@ func (p *parser) name() string {
 	return p.advance().val
 }
 
-// startsSelect reports whether the next token begins a SELECT statement.
-func (p *parser) startsSelect() bool {
-	return p.isKW("SELECT") || p.isKW("WITH") || p.isKW("VALUES")
-}
-
 // parseSelect reads a full select statement (WITH, compound, ORDER BY,
 // LIMIT).
 func (p *parser) parseSelect() *selectStmt {
