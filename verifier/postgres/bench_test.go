@@ -29,7 +29,7 @@ var benchQueries = []string{
 	`SELECT id FROM public.orders WHERE customer_id = 7 UNION SELECT order_id FROM public.order_items WHERE quantity > 5`,
 }
 
-// BenchmarkVerify measures Verify (parse, walk, deparse and round-trip
+// BenchmarkVerify measures Verify (parse, walk, print and round-trip
 // proof) over benchQueries; compare with BenchmarkParseOnly in one run.
 func BenchmarkVerify(b *testing.B) {
 	for _, q := range benchQueries {

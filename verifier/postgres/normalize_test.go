@@ -8,8 +8,8 @@ import (
 
 // TestSameTree pins the round-trip proof's comparison: texts that differ
 // only in layout, comments and spelling of the same tree are the same;
-// any difference of meaning is not, including the deparser's known
-// misprint of a comparison under LIKE.
+// any difference of meaning is not, including a comparison under LIKE
+// printed without its parentheses (pg_query's deparser did that).
 func TestSameTree(t *testing.T) {
 	tests := []struct {
 		a, b string

@@ -109,11 +109,9 @@ func (g *queryGen) column(scope []item) string {
 	return it.alias + "." + it.cols[g.r.Intn(len(it.cols))]
 }
 
-// expr returns a value expression over the columns of scope. Predicates
-// (pred) are kept apart, as in real queries: pg_query's deparser drops
-// the parentheses around a comparison used as an operand of LIKE, BETWEEN,
-// IN or IS DISTINCT FROM, which the verifier's round-trip proof then
-// refuses (see the corpus), so such shapes are not generated here.
+// expr returns a value expression over the columns of scope. Operands
+// are parenthesized in the text so that the generated tree is the one
+// intended; the printer chooses its own parentheses from the tree.
 func (g *queryGen) expr(scope []item, depth int) string {
 	if depth <= 0 {
 		switch g.r.Intn(5) {
@@ -152,7 +150,15 @@ func (g *queryGen) pred(scope []item, depth int) string {
 	if d < 0 {
 		d = 0
 	}
-	val := func() string { return "(" + g.expr(scope, d) + ")" }
+	// An operand is mostly a value, sometimes a condition: a comparison
+	// under LIKE or IS NULL is a shape whose parentheses the printer must
+	// keep (pg_query's deparser dropped them).
+	val := func() string {
+		if depth > 0 && g.r.Intn(4) == 0 {
+			return "(" + g.pred(scope, d) + ")"
+		}
+		return "(" + g.expr(scope, d) + ")"
+	}
 	switch g.r.Intn(10) {
 	case 0:
 		if depth > 0 {

@@ -50,7 +50,7 @@ func Verify(in verifier.Input) (*verifier.Verdict, error) {
 	if err := check(stmt, in.SQL, mode, v); err != nil {
 		return nil, err
 	}
-	if v.NormalizedSQL, err = normalize(res, in.SQL); err != nil {
+	if v.NormalizedSQL, err = normalize(res, stmt, in.SQL); err != nil {
 		return nil, err
 	}
 	return v, nil

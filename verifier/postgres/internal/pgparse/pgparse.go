@@ -4,8 +4,9 @@
 // binding touches one small file.
 //
 // The parser is PostgreSQL 16's grammar (pg_query_go v5). Errors returned
-// here wrap ErrParse or ErrDeparse; the parser's own message is kept only as
-// the wrapped cause and must never be shown to an agent.
+// here wrap ErrParse; the parser's own message is kept only as the wrapped
+// cause and must never be shown to an agent. The verifier prints SQL with
+// its own printer, not pg_query's deparser (see ../../print.go).
 package pgparse
 
 import (
@@ -20,12 +21,10 @@ import (
 // ErrParse is wrapped by every parse failure.
 var ErrParse = errors.New("pgparse: parse failed")
 
-// ErrDeparse is wrapped by every deparse failure.
-var ErrDeparse = errors.New("pgparse: deparse failed")
-
 // Result is a parsed text: the tree and the parser's own protobuf encoding
-// of it, which Deparse prints without encoding the tree again. The tree
-// must not be modified (the encoding would no longer match it).
+// of it, which the round-trip proof compares without encoding the tree
+// again. The tree must not be modified (the encoding would no longer match
+// it).
 type Result struct {
 	Tree *pg_query.ParseResult
 	raw  []byte
@@ -56,16 +55,4 @@ func ParseBytes(sql string) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %w", ErrParse, err)
 	}
 	return raw, nil
-}
-
-// Deparse prints the parsed tree back as SQL text with PostgreSQL's own
-// printer: comments are not part of the tree, so they never reach the
-// output; identifiers are quoted by quote_identifier's rules and string
-// constants are re-quoted.
-func (r *Result) Deparse() (string, error) {
-	s, err := parser.DeparseFromProtobuf(r.raw)
-	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrDeparse, err)
-	}
-	return s, nil
 }
