@@ -347,9 +347,13 @@ func (p *printer) groupItem(n *pg_query.Node) {
 		p.s(")")
 		return
 	}
-	if l := n.GetList(); l != nil {
+	if r := n.GetRowExpr(); r != nil {
+		if r.RowFormat != pg_query.CoercionForm_COERCE_IMPLICIT_CAST {
+			p.fail()
+			return
+		}
 		p.s("(")
-		p.list(l.Items, p.groupItem)
+		p.list(r.Args, p.groupItem)
 		p.s(")")
 		return
 	}

@@ -352,9 +352,18 @@ func (w *walker) groupItem(n *pg_query.Node, sc *scope, env *cteEnv, outNames ma
 		}
 		return nil
 	}
-	if l := n.GetList(); l != nil {
-		// ROLLUP ((a, b)) lists a composite element.
-		for _, c := range l.Items {
+	if r := n.GetRowExpr(); r != nil {
+		// (a, b), written without ROW: PostgreSQL groups by each element
+		// (at the top level a list, inside ROLLUP, CUBE and GROUPING SETS
+		// one composite set).
+		if r.RowFormat != pg_query.CoercionForm_COERCE_IMPLICIT_CAST || len(r.Colnames) > 0 || len(r.Args) == 0 {
+			return refuse(verifier.CodeConstructNotAllowed)
+		}
+		if err := w.enter(); err != nil {
+			return err
+		}
+		defer w.leave()
+		for _, c := range r.Args {
 			if err := w.groupItem(c, sc, env, outNames); err != nil {
 				return err
 			}
@@ -438,7 +447,9 @@ func (w *walker) fromItem(n *pg_query.Node, sc *scope, env *cteEnv) error {
 	case *pg_query.Node_RangeSubselect:
 		rs := v.RangeSubselect
 		sel := rs.Subquery.GetSelectStmt()
-		if sel == nil {
+		if sel == nil || rs.Alias == nil {
+			// A subquery without an alias is PostgreSQL 16 syntax, which
+			// PostgreSQL 15 refuses.
 			return refuse(verifier.CodeConstructNotAllowed)
 		}
 		if err := w.countAlias(); err != nil {
@@ -454,14 +465,10 @@ func (w *walker) fromItem(n *pg_query.Node, sc *scope, env *cteEnv) error {
 		if err != nil {
 			return err
 		}
-		name := ""
-		if rs.Alias != nil {
-			name = rs.Alias.Aliasname
-			if out, err = renamed(out, rs.Alias.Colnames); err != nil {
-				return err
-			}
+		if out, err = renamed(out, rs.Alias.Colnames); err != nil {
+			return err
 		}
-		return w.addItem(sc, &rangeItem{name: name, out: out})
+		return w.addItem(sc, &rangeItem{name: rs.Alias.Aliasname, out: out})
 	case *pg_query.Node_JoinExpr:
 		j := v.JoinExpr
 		if j.Alias != nil || j.JoinUsingAlias != nil {
