@@ -40,14 +40,14 @@ func TestSameTree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := sameTree(a, b, parseResultDesc); got != tt.same {
+		if got := sameTree(a, b, parseResultInfo()); got != tt.same {
 			t.Errorf("sameTree(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.same)
 		}
-		if tt.same && !sameTree(b, a, parseResultDesc) {
+		if tt.same && !sameTree(b, a, parseResultInfo()) {
 			t.Errorf("sameTree is not symmetric for %q, %q", tt.a, tt.b)
 		}
 	}
-	if sameTree([]byte{0xff}, []byte{0xff}, parseResultDesc) {
+	if sameTree([]byte{0xff}, []byte{0xff}, parseResultInfo()) {
 		t.Errorf("malformed encodings compare equal")
 	}
 }

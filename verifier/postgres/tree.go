@@ -19,33 +19,53 @@ import (
 // which writes fields in number order and omits default values, so equal
 // trees give equal field sequences.
 
-// parseResultDesc describes the root message of a parse.
-var parseResultDesc = (&pg_query.ParseResult{}).ProtoReflect().Descriptor()
-
-// fieldInfo says how to compare one field number of a message.
-type fieldInfo struct {
-	position bool                           // a source position: skipped
-	msg      protoreflect.MessageDescriptor // set for message fields
+// msgInfo says how to compare the fields of one message type, indexed by
+// field number; a number past the end or without an entry is a field the
+// descriptor does not know, compared byte for byte.
+type msgInfo struct {
+	fields []fieldInfo
 }
 
-// fieldInfos caches, per message full name, its fields by number.
-var fieldInfos sync.Map // protoreflect.FullName → map[protowire.Number]fieldInfo
+// fieldInfo says how to compare one field.
+type fieldInfo struct {
+	position bool     // a source position: skipped
+	msg      *msgInfo // set for message fields
+}
 
-func fieldsOf(md protoreflect.MessageDescriptor) map[protowire.Number]fieldInfo {
-	if m, ok := fieldInfos.Load(md.FullName()); ok {
-		return m.(map[protowire.Number]fieldInfo)
+func (m *msgInfo) field(num protowire.Number) fieldInfo {
+	if num >= 0 && int(num) < len(m.fields) {
+		return m.fields[num]
 	}
+	return fieldInfo{}
+}
+
+// parseResultInfo is built once, on first use, for every message type
+// reachable from ParseResult (a few hundred), so that the comparison
+// itself does no lookups by name.
+var parseResultInfo = sync.OnceValue(func() *msgInfo {
+	return buildInfo((&pg_query.ParseResult{}).ProtoReflect().Descriptor(), map[protoreflect.FullName]*msgInfo{})
+})
+
+func buildInfo(md protoreflect.MessageDescriptor, seen map[protoreflect.FullName]*msgInfo) *msgInfo {
+	if m, ok := seen[md.FullName()]; ok {
+		return m
+	}
+	m := &msgInfo{}
+	seen[md.FullName()] = m // before the fields: message types nest recursively
 	fds := md.Fields()
-	m := make(map[protowire.Number]fieldInfo, fds.Len())
+	maxNum := protowire.Number(0)
+	for i := 0; i < fds.Len(); i++ {
+		maxNum = max(maxNum, fds.Get(i).Number())
+	}
+	m.fields = make([]fieldInfo, maxNum+1)
 	for i := 0; i < fds.Len(); i++ {
 		fd := fds.Get(i)
 		fi := fieldInfo{position: isPosition(fd)}
 		if fd.Kind() == protoreflect.MessageKind && !fd.IsMap() {
-			fi.msg = fd.Message()
+			fi.msg = buildInfo(fd.Message(), seen)
 		}
-		m[fd.Number()] = fi
+		m.fields[fd.Number()] = fi
 	}
-	fieldInfos.Store(md.FullName(), m)
 	return m
 }
 
@@ -62,10 +82,10 @@ func isPosition(fd protoreflect.FieldDescriptor) bool {
 
 // skipPositions drops the position fields at the start of b; nil for
 // malformed input.
-func skipPositions(b []byte, info map[protowire.Number]fieldInfo) []byte {
+func skipPositions(b []byte, info *msgInfo) []byte {
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 || !info[num].position {
+		if n < 0 || !info.field(num).position {
 			return b
 		}
 		m := protowire.ConsumeFieldValue(num, typ, b[n:])
@@ -77,10 +97,10 @@ func skipPositions(b []byte, info map[protowire.Number]fieldInfo) []byte {
 	return b
 }
 
-// sameTree reports whether encodings a and b of message md hold the same
-// tree, source positions aside. Malformed input is never the same.
-func sameTree(a, b []byte, md protoreflect.MessageDescriptor) bool {
-	info := fieldsOf(md)
+// sameTree reports whether encodings a and b of a message described by
+// info hold the same tree, source positions aside. Malformed input is never
+// the same.
+func sameTree(a, b []byte, info *msgInfo) bool {
 	for {
 		a, b = skipPositions(a, info), skipPositions(b, info)
 		if a == nil || b == nil {
@@ -95,7 +115,7 @@ func sameTree(a, b []byte, md protoreflect.MessageDescriptor) bool {
 			return false
 		}
 		a, b = a[nA:], b[nB:]
-		if fi := info[numA]; fi.msg != nil && typA == protowire.BytesType {
+		if fi := info.field(numA); fi.msg != nil && typA == protowire.BytesType {
 			va, ma := protowire.ConsumeBytes(a)
 			vb, mb := protowire.ConsumeBytes(b)
 			if ma < 0 || mb < 0 || !sameTree(va, vb, fi.msg) {
