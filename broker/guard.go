@@ -114,7 +114,8 @@ func (b *Broker) bearer(r *http.Request) (string, bool) {
 }
 
 // noCookies drops any Set-Cookie or CORS header a wrapped handler might
-// add, so the rule does not depend on the SDK's behaviour.
+// add and puts back Cache-Control: no-store (the SDK writes its own), so
+// the rules do not depend on the SDK's behaviour.
 type noCookies struct{ http.ResponseWriter }
 
 func (n noCookies) WriteHeader(code int) {
@@ -138,6 +139,7 @@ func (n noCookies) Flush() {
 func (n noCookies) Unwrap() http.ResponseWriter { return n.ResponseWriter }
 
 func scrubHeaders(h http.Header) {
+	h.Set("Cache-Control", "no-store")
 	for k := range h {
 		if strings.EqualFold(k, "Set-Cookie") || strings.HasPrefix(strings.ToLower(k), "access-control-") {
 			delete(h, k)

@@ -115,6 +115,10 @@ func TestGuardRules(t *testing.T) {
 			if resp.Header.Get("X-Content-Type-Options") != "nosniff" {
 				t.Errorf("missing nosniff")
 			}
+			// The SDK sets its own Cache-Control on success; ours wins.
+			if cc := resp.Header.Values("Cache-Control"); len(cc) != 1 || cc[0] != "no-store" {
+				t.Errorf("Cache-Control %q, want no-store", cc)
+			}
 		})
 	}
 	for _, b := range unauthorized {
