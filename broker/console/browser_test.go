@@ -149,6 +149,28 @@ func textIs(sel, want string) chromedp.Action[chromedp.Void] {
 // card is the selector of one request's approval card.
 func card(id string) string { return `article.card[data-request-id="` + id + `"]` }
 
+// armed waits until the placeholders of decided cards are gone and a
+// card's decision buttons take clicks again: they wait a moment after the
+// card appears or moves (and a placeholder going moves the cards below).
+func armed(id string) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		if _, err := chromedp.Poll[bool](`!document.querySelector('[data-gone-id]')`, chromedp.WithPollingInterval(50*time.Millisecond))(ctx, t); err != nil {
+			return chromedp.Void{}, err
+		}
+		return chromedp.WaitReady(css(card(id)+` button[data-action=allow]:not([disabled])`))(ctx, t)
+	}
+}
+
+// point is a position in the page's viewport.
+type point struct{ X, Y float64 }
+
+// center returns the viewport position of the middle of sel.
+func center(br *browser, sel string) point {
+	br.t.Helper()
+	return value(br, "center of "+sel, chromedp.Evaluate[point](`(function(){const r=document.querySelector(`+jsString(sel)+
+		`).getBoundingClientRect(); return {X: r.left + r.width/2, Y: r.top + r.height/2};})()`))
+}
+
 // screenshot writes a full-page PNG to artifacts/ at the module root.
 func (br *browser) screenshot(name string) {
 	br.t.Helper()
@@ -206,7 +228,7 @@ func TestConsoleInBrowser(t *testing.T) {
 			t.Fatalf("default scope %q, want once", checked)
 		}
 		br.screenshot("console-pending.png")
-		br.do("allow", chromedp.Click(css(card(id)+` button[data-action=allow]`)), chromedp.WaitNotPresent(css(card(id))))
+		br.do("allow", armed(id), chromedp.Click(css(card(id)+` button[data-action=allow]`)), chromedp.WaitNotPresent(css(card(id))))
 		if st := ag.status(id, 10*time.Second); st != "completed" {
 			t.Fatalf("after approval: %q, want completed", st)
 		}
@@ -215,7 +237,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	t.Run("deny", func(t *testing.T) {
 		id, _ := ag.submit("query_sql", e.sourceID, "SELECT item FROM main.orders")
 		// The page's shortcut: focus the card and press D.
-		br.do("deny", chromedp.WaitVisible(css(card(id))), chromedp.Focus(css(card(id))), chromedp.KeyEvent("d"),
+		br.do("deny", chromedp.WaitVisible(css(card(id))), armed(id), chromedp.Focus(css(card(id))), chromedp.KeyEvent("d"),
 			chromedp.WaitNotPresent(css(card(id))))
 		if st := ag.status(id, 5*time.Second); st != "denied" {
 			t.Fatalf("after deny: %q, want denied", st)
@@ -224,7 +246,7 @@ func TestConsoleInBrowser(t *testing.T) {
 
 	t.Run("approve for the session", func(t *testing.T) {
 		id, _ := ag.submit("query_sql", e.sourceID, "SELECT id FROM main.orders")
-		br.do("allow for the source", chromedp.WaitVisible(css(card(id))),
+		br.do("allow for the source", chromedp.WaitVisible(css(card(id))), armed(id),
 			chromedp.Click(css(card(id)+` input[value=source]`)),
 			chromedp.Click(css(card(id)+` button[data-action=allow]`)), chromedp.WaitNotPresent(css(card(id))))
 		if st := ag.status(id, 10*time.Second); st != "completed" {
@@ -288,6 +310,98 @@ func TestConsoleInBrowser(t *testing.T) {
 		if label != "agent label <b>x</b> **Allow**" {
 			t.Fatalf("client label shown as %q", label)
 		}
+		br.do("deny", armed(id), chromedp.Click(css(card(id)+` button[data-action=deny]`)), chromedp.WaitNotPresent(css(card(id))))
+	})
+
+	t.Run("a double click decides one request", func(t *testing.T) {
+		// The older request is shown first. Two clicks on its Allow: the
+		// first decides it, the second lands on its placeholder. When the
+		// placeholder goes, the newer card moves up under the pointer and
+		// does not take a click until it has been still for a moment.
+		first, _ := ag.submit("request_sql", e.sourceID, "SELECT 'first'")
+		second, _ := ag.submit("request_sql", e.sourceID, "SELECT 'second'")
+		br.do("cards", chromedp.WaitVisible(css(card(first))), chromedp.WaitVisible(css(card(second))), armed(first), armed(second))
+		top := func(id string) float64 {
+			return value(br, "top", chromedp.Evaluate[float64](`document.querySelector('`+card(id)+`').getBoundingClientRect().top`))
+		}
+		if top(first) >= top(second) {
+			t.Fatalf("the newer request is shown above the older one")
+		}
+		p := center(br, card(first)+` button[data-action=allow]`)
+		br.do("double click", chromedp.MouseClickXY(p.X, p.Y), chromedp.Sleep(150*time.Millisecond),
+			chromedp.MouseClickXY(p.X, p.Y, chromedp.ClickCount(2)), chromedp.Sleep(150*time.Millisecond),
+			chromedp.MouseClickXY(p.X, p.Y))
+		br.do("placeholder goes", chromedp.WaitReady(css(`[data-gone-id="`+first+`"]`)),
+			chromedp.WaitNotPresent(css(`[data-gone-id="`+first+`"]`)), chromedp.MouseClickXY(p.X, p.Y))
+		if got := center(br, card(second)+` button[data-action=allow]`); got != p {
+			t.Fatalf("the newer card did not move under the pointer (%v, pointer %v): the scenario tests nothing", got, p)
+		}
+		if st := ag.status(first, 10*time.Second); st != "completed" {
+			t.Fatalf("first: %q, want completed", st)
+		}
+		if st := ag.status(second, 0); st != "pending" {
+			t.Fatalf("second, never read: %q, want pending", st)
+		}
+		br.do("deny second", armed(second), chromedp.Click(css(card(second)+` button[data-action=deny]`)), chromedp.WaitNotPresent(css(card(second))))
+	})
+
+	t.Run("a withdrawn request leaves its place empty", func(t *testing.T) {
+		// The agent withdraws a request the person is reading and sends
+		// another: the new card goes below the placeholder, never into the
+		// place of the one that was read.
+		first, _ := ag.submit("request_sql", e.sourceID, "SELECT 'harmless'")
+		br.do("card", chromedp.WaitVisible(css(card(first))), armed(first))
+		p := center(br, card(first)+` button[data-action=allow]`)
+		if _, code := ag.call("cancel_request", map[string]any{"request_id": first}); code != "" {
+			t.Fatalf("cancel_request: %s", code)
+		}
+		second, _ := ag.submit("request_sql", e.sourceID, "SELECT 'swapped in'")
+		br.do("second card", chromedp.WaitVisible(css(card(second))))
+		if n := value(br, "placeholder", chromedp.Evaluate[int](`document.querySelectorAll('[data-gone-id="`+first+`"]').length`)); n != 1 {
+			t.Fatalf("%d placeholders for the withdrawn request, want 1", n)
+		}
+		br.do("click the old place", chromedp.MouseClickXY(p.X, p.Y))
+		if st := ag.status(second, 0); st != "pending" {
+			t.Fatalf("second: %q after a click where the first was, want pending", st)
+		}
+		br.do("deny second", armed(second), chromedp.Click(css(card(second)+` button[data-action=deny]`)), chromedp.WaitNotPresent(css(card(second))))
+	})
+
+	t.Run("a statement is shown whole", func(t *testing.T) {
+		// The end of a statement cannot be pushed out of sight by blank
+		// lines or blanks, and characters that draw nothing or redraw
+		// their neighbours are shown as escapes.
+		sqlText := "DELETE FROM main.orders WHERE id = -1 -- matches nothing" + strings.Repeat("\n", 41) +
+			"OR 1 = 1" + strings.Repeat(" ", 300) + "OR id \u2060=\u0338 2 \u00a0\u3164\U000E0041 'א' || 1 || 'ב'"
+		id, _ := ag.submit("request_sql", e.sourceID, sqlText)
+		br.do("card", chromedp.WaitVisible(css(card(id))))
+		type shown struct {
+			Text, Bidi           string
+			Scroll, Client, Size int
+		}
+		r := value(br, "statement", chromedp.Evaluate[shown](`(function(){
+			const pre = document.querySelector('`+card(id)+` pre.stmt');
+			return {Text: pre.textContent, Bidi: getComputedStyle(pre).unicodeBidi, Scroll: pre.scrollHeight, Client: pre.clientHeight,
+				Size: document.querySelector('`+card(id)+` .stmt-size').textContent.length};
+		})()`))
+		if r.Scroll > r.Client {
+			t.Errorf("statement box scrolls (%d of %d pixels shown)", r.Client, r.Scroll)
+		}
+		for _, want := range []string{"⟨40 blank lines⟩", "OR 1 = 1⟨300 blanks⟩OR", `\u2060`, `=\u0338`, `\u00a0`, `\u3164`, `\u{e0041}`} {
+			if !strings.Contains(r.Text, want) {
+				t.Errorf("statement lacks %q: %q", want, r.Text)
+			}
+		}
+		for _, raw := range []string{"\u2060", "\u0338", "\u00a0", "\u3164", "\U000E0041"} {
+			if strings.Contains(r.Text, raw) {
+				t.Errorf("statement shows the raw character %+q", raw)
+			}
+		}
+		if r.Bidi != "bidi-override" || r.Size == 0 {
+			t.Errorf("unicode-bidi %q, size line %d characters", r.Bidi, r.Size)
+		}
+		br.do("armed", armed(id))
+		br.screenshot("console-pending-whole.png")
 		br.do("deny", chromedp.Click(css(card(id)+` button[data-action=deny]`)), chromedp.WaitNotPresent(css(card(id))))
 	})
 

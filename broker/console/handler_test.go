@@ -108,6 +108,12 @@ func TestAssetsHaveNoInlineCode(t *testing.T) {
 			}
 		})
 	}
+	// The pending page lists only what waits for the person: a request a
+	// grant already covers, waiting for a slot, is listed as pending
+	// without the filter and would be shown with Allow and Deny.
+	if !strings.Contains(string(js), `api("GET", "/api/requests?status=pending")`) {
+		t.Fatal("app.js does not ask for the requests waiting for a decision")
+	}
 	if strings.Count(strings.ToLower(string(html)), "<script") != 1 || !strings.Contains(string(html), `<script src="/app.js" defer></script>`) {
 		t.Fatal("index.html must have exactly one script element, loading /app.js")
 	}

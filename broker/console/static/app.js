@@ -7,7 +7,11 @@
 //  - every button, label, shortcut and scope name is defined here, never
 //    taken from a request;
 //  - the console token is read from the URL fragment, dropped from the
-//    address bar, and sent only as an Authorization header.
+//    address bar, and sent only as an Authorization header;
+//  - a statement to approve is shown whole, and a click or key decides
+//    only the card the person read: new cards go last, a card that goes
+//    leaves a placeholder for a moment, and a card's buttons wait a moment
+//    after it appears or moves.
 "use strict";
 
 (function () {
@@ -48,18 +52,28 @@
 
   function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
 
+  // HIDDEN matches characters that draw nothing or change how the text
+  // around them is drawn: format and bidi controls, private-use and
+  // unassigned code points, line and paragraph separators, variation
+  // selectors, tag characters, the Hangul fillers and the combining
+  // grapheme joiner. Spaces other than U+0020 are matched by SPACE.
+  const HIDDEN = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\u034f\u115f\u1160\u180e\u3164\uffa0\ufe00-\ufe0f\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}]/u;
+  const SPACE = /\p{Zs}/u;
+  const MARK = /\p{M}/u;
+
   // escapeFor returns the visible form of one character that must not be
-  // rendered as itself, or "" when it may be.
-  function escapeFor(ch) {
+  // rendered as itself, or "" when it may be. prev is the character before
+  // it: a combining mark on an ASCII character (such as U+0338 over "=",
+  // drawn as "≠") is escaped; on a letter of another script it is part of
+  // the writing.
+  function escapeFor(ch, prev) {
     const c = ch.codePointAt(0);
-    if (c === 0x0a || c === 0x09) return ""; // newline and tab keep their layout
+    if (c === 0x0a || c === 0x09 || c === 0x20) return ""; // newline, tab and space keep their layout
     // \xNN rather than the control pictures (␀…): every monospace font
     // has these glyphs.
     if (c < 0x20 || c === 0x7f) return "\\x" + c.toString(16).padStart(2, "0");
-    if ((c >= 0x80 && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) ||
-        (c >= 0x200b && c <= 0x200f) || c === 0x061c || c === 0x2028 || c === 0x2029 || c === 0xfeff ||
-        (c >= 0xfff9 && c <= 0xfffb)) {
-      return "\\u" + c.toString(16).padStart(4, "0");
+    if (HIDDEN.test(ch) || SPACE.test(ch) || (MARK.test(ch) && (prev === undefined || prev.codePointAt(0) < 0x80))) {
+      return c > 0xffff ? "\\u{" + c.toString(16) + "}" : "\\u" + c.toString(16).padStart(4, "0");
     }
     return "";
   }
@@ -68,22 +82,62 @@
   // visible escape (used for short cells and for tests).
   function visibleText(s) {
     let out = "";
-    for (const ch of String(s)) out += escapeFor(ch) || ch;
+    let prev;
+    for (const ch of String(s)) {
+      out += escapeFor(ch, prev) || ch;
+      prev = ch;
+    }
     return out;
   }
 
-  // fillData writes agent-supplied text into node as inert text: plain
+  // appendData appends agent-supplied text to node as inert text: plain
   // runs become text nodes, hidden characters become marked escape spans.
-  function fillData(node, s) {
-    clear(node);
+  function appendData(node, s) {
     let run = "";
+    let prev;
     for (const ch of String(s == null ? "" : s)) {
-      const esc = escapeFor(ch);
+      const esc = escapeFor(ch, prev);
+      prev = ch;
       if (!esc) { run += ch; continue; }
       if (run) { node.appendChild(document.createTextNode(run)); run = ""; }
       node.appendChild(el("span", { cls: "ctl", text: esc, title: "hidden character made visible" }));
     }
     if (run) node.appendChild(document.createTextNode(run));
+    return node;
+  }
+
+  // fillData replaces node's content with agent-supplied text.
+  function fillData(node, s) {
+    clear(node);
+    return appendData(node, s);
+  }
+
+  // fillStatement shows a statement whole: nothing is cut or scrolled
+  // away, and the blank stretches that could push the end of a statement
+  // out of sight (three or more blank lines, sixteen or more spaces and
+  // tabs in a row) are drawn as one marked gap saying what they hold.
+  function fillStatement(node, s) {
+    clear(node);
+    const lines = String(s == null ? "" : s).split("\n");
+    for (let i = 0; i < lines.length; i++) {
+      let j = i;
+      while (j < lines.length && /^[ \t\r]*$/.test(lines[j])) j++;
+      if (j - i >= 3) {
+        node.appendChild(el("span", { cls: "ctl gap", text: "⟨" + (j - i) + " blank lines⟩", title: "blank lines of the statement, shortened" }));
+        if (j < lines.length) node.appendChild(document.createTextNode("\n"));
+        i = j - 1;
+        continue;
+      }
+      const parts = lines[i].split(/([ \t]{16,})/);
+      for (let k = 0; k < parts.length; k++) {
+        if (k % 2 === 1) {
+          node.appendChild(el("span", { cls: "ctl gap", text: "⟨" + parts[k].length + " blanks⟩", title: "spaces and tabs of the statement, shortened" }));
+        } else {
+          appendData(node, parts[k]);
+        }
+      }
+      if (i < lines.length - 1) node.appendChild(document.createTextNode("\n"));
+    }
     return node;
   }
 
@@ -200,14 +254,24 @@
   const FULL_SQL_WARNING = "Full SQL is not a sandbox: it runs with the connection account's privileges and may modify data.";
   const MYSQL_WARNING = "On MySQL a fully qualified name can reach another database.";
 
-  const cards = new Map(); // request id -> card element
+  // Where cards appear and go is part of what the person approves: a
+  // click must land on the card the person read. So new requests are added
+  // last (nothing already shown moves down), a card that goes leaves a
+  // placeholder of its height for a moment, and a card's buttons wait
+  // ARM_MS after it appears or moves before they take a click or a key.
+  const ARM_MS = 1000;
+  const GONE_MS = 1500;
+
+  const cards = new Map(); // request id -> card element of a pending request
   let pendingBusy = false;
 
   async function pollPending() {
     if (pendingBusy || !token) return;
     pendingBusy = true;
     try {
-      const r = await api("GET", "/api/requests");
+      // status=pending lists only the requests waiting for the person; an
+      // approved or grant-covered request waiting for a slot is not one.
+      const r = await api("GET", "/api/requests?status=pending");
       if (r.status === 404 || r.status === 405) {
         $("pending-unavailable").hidden = false;
         setPendingCount(0);
@@ -228,27 +292,69 @@
     c.hidden = n === 0;
   }
 
+  // renderPending shows list (the broker lists newest first) oldest first.
   function renderPending(list) {
     const list$ = $("pending-list");
+    const ordered = list.slice().reverse();
     const keep = new Set();
-    for (const q of list) {
+    for (const q of ordered) {
       const id = String(q.id);
       keep.add(id);
-      let card = cards.get(id);
-      if (!card) {
-        card = buildCard(q);
+      if (!cards.has(id)) {
+        const card = buildCard(q);
         cards.set(id, card);
+        list$.appendChild(card);
       }
-      list$.appendChild(card); // moves an existing card, keeping its state
     }
     for (const [id, card] of cards) {
-      if (!keep.has(id)) {
-        card.remove();
-        cards.delete(id);
+      if (!keep.has(id) && !card.dbeastBusy) leave(card, id, "No longer waiting for your decision: withdrawn by the agent, expired, or decided elsewhere.");
+    }
+    $("pending-empty").hidden = list$.children.length > 0;
+    noteMoves();
+    setPendingCount(cards.size);
+  }
+
+  // leave turns a card into a placeholder of the same height (its content
+  // hidden and inert, a fixed message over it), so that the cards below do
+  // not move under the pointer at once.
+  function leave(card, id, text) {
+    cards.delete(id);
+    for (const b of card.querySelectorAll("button")) b.disabled = true;
+    card.classList.add("gone");
+    card.setAttribute("inert", "");
+    card.removeAttribute("data-request-id");
+    card.setAttribute("data-gone-id", id);
+    card.setAttribute("data-gone-text", text);
+    setTimeout(function () {
+      card.remove();
+      $("pending-empty").hidden = $("pending-list").children.length > 0;
+      noteMoves();
+    }, GONE_MS);
+  }
+
+  // noteMoves arms every card that appeared or moved since it was last
+  // measured.
+  function noteMoves() {
+    for (const card of cards.values()) {
+      const top = card.getBoundingClientRect().top + window.scrollY;
+      if (card.dbeastTop !== top) {
+        card.dbeastTop = top;
+        arm(card);
       }
     }
-    $("pending-empty").hidden = list.length > 0;
-    setPendingCount(list.length);
+  }
+
+  // arm disables a card's decision buttons for ARM_MS.
+  function arm(card) {
+    const buttons = card.querySelectorAll("button[data-action]");
+    for (const b of buttons) b.disabled = true;
+    card.classList.add("arming");
+    clearTimeout(card.dbeastArm);
+    card.dbeastArm = setTimeout(function () {
+      if (card.dbeastBusy) return;
+      for (const b of buttons) b.disabled = false;
+      card.classList.remove("arming");
+    }, ARM_MS);
   }
 
   function field(label, value) {
@@ -279,7 +385,9 @@
     if (Array.isArray(q.tables) && q.tables.length) card.appendChild(field("Tables", dataSpan(q.tables.join(", "))));
 
     card.appendChild(el("div", { cls: "label", text: q.op_kind === "document" ? "Document and range" : "Statement that will run" }));
-    card.appendChild(fillData(el("pre", { cls: "data stmt" }), q.statement));
+    card.appendChild(fillStatement(el("pre", { cls: "data stmt" }), q.statement));
+    const text = String(q.statement == null ? "" : q.statement);
+    card.appendChild(el("div", { cls: "muted stmt-size", text: text.split("\n").length + " lines, " + Array.from(text).length + " characters" }));
 
     if (isFull) {
       const w = el("p", { cls: "warn", text: FULL_SQL_WARNING + (q.source_kind === "mysql" ? " " + MYSQL_WARNING : "") });
@@ -303,27 +411,47 @@
     const msg = el("span", { cls: "status" });
     const allow = el("button", { type: "button", cls: "allow", text: "Allow (A)", attrs: { "data-action": "allow" } });
     const deny = el("button", { type: "button", cls: "deny", text: "Deny (D)", attrs: { "data-action": "deny" } });
-    allow.addEventListener("click", function () { decide(card, id, "allow", msg); });
-    deny.addEventListener("click", function () { decide(card, id, "deny", msg); });
+    // A second click of a double click is never a decision: after the
+    // first, another card may stand where this one was.
+    allow.addEventListener("click", function (ev) { if (ev.detail <= 1) decide(card, id, "allow", msg); });
+    deny.addEventListener("click", function (ev) { if (ev.detail <= 1) decide(card, id, "deny", msg); });
     card.appendChild(el("div", { cls: "row actions" }, [allow, deny, msg]));
     return card;
   }
 
   async function decide(card, id, action, msg) {
-    let r;
+    if (card.dbeastBusy || !cards.has(id)) return;
+    // A card that moved since it was measured is re-armed, not decided.
+    const top = card.getBoundingClientRect().top + window.scrollY;
+    if (top !== card.dbeastTop) {
+      card.dbeastTop = top;
+      arm(card);
+      msg.textContent = "This request just moved; read it again.";
+      return;
+    }
+    let scope = "";
     if (action === "allow") {
       const chosen = card.querySelector("input[type=radio]:checked");
       if (!chosen) { msg.textContent = "Choose what to allow first."; return; }
-      r = await api("POST", "/api/requests/" + encodeURIComponent(id) + "/approve", { scope: chosen.value });
-    } else {
-      r = await api("POST", "/api/requests/" + encodeURIComponent(id) + "/deny", {});
+      scope = chosen.value;
+    }
+    const buttons = card.querySelectorAll("button[data-action]");
+    card.dbeastBusy = true;
+    for (const b of buttons) b.disabled = true;
+    let r;
+    try {
+      r = action === "allow"
+        ? await api("POST", "/api/requests/" + encodeURIComponent(id) + "/approve", { scope: scope })
+        : await api("POST", "/api/requests/" + encodeURIComponent(id) + "/deny", {});
+    } finally {
+      card.dbeastBusy = false;
     }
     if (r.status === 200) {
-      card.remove();
-      cards.delete(id);
+      if (cards.has(id)) leave(card, id, action === "allow" ? "Allowed." : "Denied.");
       pollPending();
       return;
     }
+    if (!card.classList.contains("arming")) for (const b of buttons) b.disabled = false;
     msg.textContent = errorText(r, action === "allow" ? "Approval failed" : "Deny failed");
   }
 
