@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/dbeast/dbeast/verifier/dialect"
 )
@@ -20,7 +19,7 @@ const (
 // variable's name) when its DSN is not set.
 func openEngine(t *testing.T, name string) Engine {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), OpenTimeout)
 	defer cancel()
 	var (
 		e   Engine

@@ -2,9 +2,17 @@ package conformance
 
 import (
 	"context"
+	"time"
 
 	"github.com/dbeast/dbeast/verifier"
 )
+
+// OpenTimeout is how long callers should let OpenPostgres and OpenMySQL
+// take: opening waits for the harness lock while another run (another
+// test package, a `dbeast conformance` run) holds it, and MySQL's
+// GET_LOCK gives up after 300 s. A minute was too short when the CI slice
+// of one package held the lock under a loaded machine.
+const OpenTimeout = 6 * time.Minute
 
 // Engine is one named connection to a live server with the harness's
 // scratch fixture. Implementations are not safe for concurrent use: the

@@ -73,11 +73,18 @@ func OpenMySQL(ctx context.Context, dsn string) (*MySQL, error) {
 	if e.db, e.conn, err = myOpen(ctx, cfg); err != nil {
 		return nil, err
 	}
+	// The lock may be held by another run for longer than the session's
+	// statement limit, which would interrupt GET_LOCK (it then returns
+	// NULL): lift the limit for the wait, then put it back.
+	_, _ = e.conn.ExecContext(ctx, "SET SESSION max_statement_time = 0")
+	_, _ = e.conn.ExecContext(ctx, "SET SESSION max_execution_time = 0")
 	var got sql.NullInt64
 	if err := e.conn.QueryRowContext(ctx, "SELECT GET_LOCK('dbeast_conf', 300)").Scan(&got); err != nil || got.Int64 != 1 {
 		e.Close()
 		return nil, errors.New("conformance: mysql harness lock not taken")
 	}
+	_, _ = e.conn.ExecContext(ctx, "SET SESSION max_statement_time = 5")
+	_, _ = e.conn.ExecContext(ctx, "SET SESSION max_execution_time = 5000")
 	if err := e.conn.QueryRowContext(ctx, "SELECT VERSION()").Scan(&e.version); err != nil {
 		e.Close()
 		return nil, fmt.Errorf("conformance: mysql version: %w", err)

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/dbeast/dbeast/conformance"
 	"github.com/dbeast/dbeast/corpus"
@@ -36,7 +35,7 @@ func engineFor(t testing.TB, d verifier.Dialect) conformance.Engine {
 	if engines.open == nil {
 		engines.open, engines.err = map[verifier.Dialect]conformance.Engine{}, map[verifier.Dialect]error{}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), conformance.OpenTimeout)
 	defer cancel()
 	var (
 		e   conformance.Engine

@@ -149,7 +149,7 @@ func conformanceEngine(ctx context.Context, name, dsn string, o runOpts, stderr 
 // runTarget checks one server (or the embedded SQLite) and emits its
 // summary, also when the run stopped early with an error.
 func runTarget(ctx context.Context, name, dsn, image string, o runOpts, stderr io.Writer, emit func(*conformance.Summary)) error {
-	octx, cancel := context.WithTimeout(ctx, time.Minute)
+	octx, cancel := context.WithTimeout(ctx, conformance.OpenTimeout)
 	var (
 		e   conformance.Engine
 		err error
