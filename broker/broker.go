@@ -48,6 +48,7 @@ type Broker struct {
 	sharingHooks []func(SharingChange)
 
 	consoleToken string
+	signIn       signIns
 
 	srvMu       sync.Mutex
 	mcpAddr     string // the bound address, fixed at the first start

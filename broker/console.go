@@ -14,6 +14,8 @@ import (
 // tray, tests). Its rules, checked before any route: exact Host (403), an
 // Origin other than the console's own (403), no clean-path redirects
 // (404), the per-start console token (401), a 256 KiB body cap (413).
+// The one exception to the token is POST /api/signin, which trades a
+// one-time sign-in code for it (console_signin.go).
 func (b *Broker) consoleHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/sources", b.apiAddSource)
@@ -38,6 +40,9 @@ func (b *Broker) consoleHandler() http.Handler {
 	mux.HandleFunc("GET /api/server", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, b.ServerStatus()) })
 	mux.HandleFunc("POST /api/server/stop", func(w http.ResponseWriter, _ *http.Request) { writeResult(w, b.StopServer()) })
 	mux.HandleFunc("POST /api/server/start", func(w http.ResponseWriter, _ *http.Request) { writeResult(w, b.StartServer()) })
+	mux.HandleFunc("POST /api/signin-link", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"url": b.ConsoleSignInURL()})
+	})
 	mux.HandleFunc("GET /api/activity", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, b.activity.List()) })
 	b.addRequestRoutes(mux)
 
@@ -61,6 +66,12 @@ func (b *Broker) consoleHandler() http.Handler {
 		if r.URL.Path != path.Clean(r.URL.Path) || !strings.HasPrefix(r.URL.Path, "/api/") ||
 			(r.URL.RawQuery != "" && !(r.Method == http.MethodGet && r.URL.Path == "/api/requests")) {
 			http.Error(w, "not found", http.StatusNotFound)
+			return
+		}
+		if r.URL.Path == signInPath {
+			// The one route without the token: it is how a browser gets it.
+			r.Body = http.MaxBytesReader(w, r.Body, 1<<10)
+			b.apiSignIn(noCookies{w}, r)
 			return
 		}
 		vals := r.Header.Values("Authorization")

@@ -14,6 +14,7 @@ const (
 	connTokenPrefix    = "dbc_"
 	sessionTokenPrefix = "dbs_"
 	consoleTokenPrefix = "dbk_"
+	signInCodePrefix   = "dbo_"
 )
 
 // tokenLen is the length of a token after its prefix: 32 bytes, base64url

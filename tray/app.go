@@ -95,7 +95,14 @@ func onReady(c *Client, log *slog.Logger) {
 		}
 	}
 	openConsole := func() {
-		if err := openURL(c.PageURL()); err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		u, err := c.SignInURL(ctx)
+		if err != nil {
+			log.Warn("console API call failed", "call", "signin-link", "error", err)
+			return
+		}
+		if err := openURL(u); err != nil {
 			log.Warn("cannot open the browser", "error", err)
 		}
 	}

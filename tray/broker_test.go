@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/dbeast/dbeast/broker"
@@ -46,8 +47,12 @@ func TestClientAgainstBroker(t *testing.T) {
 	if err := c.StartServer(ctx); err != nil {
 		t.Fatalf("StartServer: %v", err)
 	}
-	if want := b.ConsoleURL() + "#token=" + b.ConsoleToken(); c.PageURL() != want {
-		t.Fatalf("PageURL = %q, want %q", c.PageURL(), want)
+	u, err := c.SignInURL(ctx)
+	if err != nil || !strings.HasPrefix(u, b.ConsoleURL()+"#code=dbo_") || strings.Contains(u, b.ConsoleToken()) {
+		t.Fatalf("SignInURL = %q, %v; want a sign-in link without the token", u, err)
+	}
+	if u2, _ := c.SignInURL(ctx); u2 == u {
+		t.Fatalf("two sign-in links are the same")
 	}
 
 	wrong, err := tray.NewClient(b.ConsoleURL(), bad)

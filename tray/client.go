@@ -75,21 +75,33 @@ func NewClient(consoleURL, tokenFile string) (*Client, error) {
 	}}, nil
 }
 
-// PageURL is the console page with the token in the fragment, which the
-// page moves into memory and drops from the address bar. The fragment is
-// never sent to the server.
-func (c *Client) PageURL() string {
-	u := *c.base
-	u.Fragment = "token=" + c.token
-	return u.String()
+// SignInURL asks the broker for a console link with a one-time sign-in
+// code in the fragment. The token itself never goes into a URL: the
+// browser keeps addresses in its history. The answer must be this
+// console's page with a code and nothing else, since the tray hands it to
+// the browser.
+func (c *Client) SignInURL(ctx context.Context) (string, error) {
+	var out struct {
+		URL string `json:"url"`
+	}
+	if err := c.do(ctx, http.MethodPost, "/api/signin-link", &out); err != nil {
+		return "", err
+	}
+	code, ok := strings.CutPrefix(out.URL, c.base.String()+"#code=dbo_")
+	if !ok || code == "" || strings.TrimLeft(code, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != "" {
+		return "", ErrConsole
+	}
+	return out.URL, nil
 }
 
-// Pending lists the requests that wait for a decision, newest first.
+// Pending lists the requests that wait for the person's decision, newest
+// first. status=pending leaves out a request that a grant already covers
+// and that only waits for a slot.
 func (c *Client) Pending(ctx context.Context) ([]Request, error) {
 	var out struct {
 		Requests []Request `json:"requests"`
 	}
-	if err := c.do(ctx, http.MethodGet, "/api/requests", &out); err != nil {
+	if err := c.do(ctx, http.MethodGet, "/api/requests?status=pending", &out); err != nil {
 		return nil, err
 	}
 	pending := make([]Request, 0, len(out.Requests))
@@ -126,7 +138,10 @@ func (c *Client) do(ctx context.Context, method, path string, out any) error {
 	if method == http.MethodPost {
 		body = bytes.NewReader(nil)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base.JoinPath(path).String(), body)
+	path, query, _ := strings.Cut(path, "?")
+	u := c.base.JoinPath(path)
+	u.RawQuery = query
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConsole, err)
 	}

@@ -7,8 +7,9 @@
 // commands the console API already offers: Stop all, start and stop the
 // MCP server. Every menu click is one API call. The console token comes
 // from a file written by `dbeast serve --console-token-file` and is sent
-// only as an Authorization header, or in the URL fragment of the page the
-// tray opens in the person's browser.
+// only as an Authorization header; the page the tray opens in the person's
+// browser carries a one-time sign-in code the broker issues for it, never
+// the token (the browser keeps addresses in its history).
 //
 // Client is the testable part (plain HTTP); Run wires it to
 // fyne.io/systray, which on Linux speaks D-Bus through godbus (pure Go,

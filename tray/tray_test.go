@@ -77,8 +77,8 @@ func TestNewClient(t *testing.T) {
 			if !errors.Is(err, c.want) {
 				t.Fatalf("err = %v, want %v", err, c.want)
 			}
-			if err == nil && !strings.HasSuffix(cl.PageURL(), "/#token=dbk_abc-DEF_123") {
-				t.Fatalf("PageURL = %q", cl.PageURL())
+			if err == nil && (!strings.HasSuffix(cl.base.String(), ":54833/") || cl.token != "dbk_abc-DEF_123") {
+				t.Fatalf("client base %q", cl.base)
 			}
 			if err != nil && strings.Contains(err.Error(), "dbk_") {
 				t.Fatalf("error quotes the token: %v", err)

@@ -206,12 +206,27 @@ func TestConsoleInBrowser(t *testing.T) {
 		t.Fatalf("GET /api/requests = %d: the approval API is missing", code)
 	}
 
-	br.do("open console", chromedp.Navigate(e.b.ConsoleURL()+"#token="+e.b.ConsoleToken()),
-		chromedp.WaitReady(css("#page-pending")))
+	// The page signs in with a one-time code from the link; the token is
+	// in no URL, and the link does not work twice.
+	link := e.b.ConsoleSignInURL()
+	code := link[strings.Index(link, "#code=")+len("#code="):]
+	br.do("open console", chromedp.Navigate(link), chromedp.WaitReady(css("#page-pending")),
+		void(chromedp.Poll[bool](`sessionStorage.getItem("dbeast-console-token") !== null`, chromedp.WithPollingInterval(50*time.Millisecond))))
 	loc := value(br, "location", chromedp.Evaluate[string](`location.href`))
-	if strings.Contains(loc, "token") || strings.Contains(loc, e.b.ConsoleToken()) {
-		t.Fatalf("token still in the URL: %q", loc)
+	if strings.Contains(loc, code) || strings.Contains(loc, e.b.ConsoleToken()) {
+		t.Fatalf("code or token still in the URL: %q", loc)
 	}
+	if strings.Contains(link, e.b.ConsoleToken()) {
+		t.Fatalf("the sign-in link carries the token")
+	}
+	t.Run("a used sign-in link signs nobody in", func(t *testing.T) {
+		other := newBrowser(t)
+		other.do("open the used link", chromedp.Navigate(link), chromedp.WaitReady(css("#page-pending")),
+			textIs("#notice", "This sign-in link was already used"))
+		if tok := value(other, "token", chromedp.Evaluate[string](`sessionStorage.getItem("dbeast-console-token") || ""`)); tok != "" {
+			t.Fatalf("a used link gave the token")
+		}
+	})
 
 	t.Run("approve once", func(t *testing.T) {
 		id, st := ag.submit("query_sql", e.sourceID, "SELECT id, item FROM main.orders")

@@ -108,10 +108,13 @@ func serveUntilSignal(b *broker.Broker, f *serveFlags, out io.Writer, ready func
 		}
 	}
 	fmt.Fprintf(out, "MCP endpoint: %s\n", b.MCPURL())
+	// The link carries a one-time sign-in code, not the token: the browser
+	// keeps the address in its history.
+	fmt.Fprintf(out, "Console:      %s (a sign-in link; it works once)\n", b.ConsoleSignInURL())
 	if f.tokenFile != "" {
-		fmt.Fprintf(out, "Console API:  %s (token in %s)\n", b.ConsoleURL(), f.tokenFile)
+		fmt.Fprintf(out, "Console API:  %sapi/ (token in %s)\n", b.ConsoleURL(), f.tokenFile)
 	} else {
-		fmt.Fprintf(out, "Console:      %s#token=%s\n", b.ConsoleURL(), b.ConsoleToken())
+		fmt.Fprintf(out, "Console API:  %sapi/ (token %s)\n", b.ConsoleURL(), b.ConsoleToken())
 	}
 	fmt.Fprintln(out, "Press Ctrl-C to stop.")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

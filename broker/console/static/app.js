@@ -6,8 +6,9 @@
 //  - control and bidi characters in agent text are shown as visible escapes;
 //  - every button, label, shortcut and scope name is defined here, never
 //    taken from a request;
-//  - the console token is read from the URL fragment, dropped from the
-//    address bar, and sent only as an Authorization header;
+//  - the console token never stands in a URL: a one-time sign-in code
+//    from the fragment is dropped from the address bar and traded for it;
+//    it is sent only as an Authorization header;
 //  - a statement to approve is shown whole, and a click or key decides
 //    only the card the person read: new cards go last, a card that goes
 //    leaves a placeholder for a moment, and a card's buttons wait a moment
@@ -20,17 +21,46 @@
   const ROUTES = ["pending", "sharing", "connections", "sessions", "sources", "activity", "server"];
 
   // ---- token -------------------------------------------------------------
+  // The page is opened with a one-time sign-in code in the fragment, never
+  // with the token: the address stays in the browser's history. The code is
+  // dropped from the address bar at once and traded for the token, which
+  // stays in this tab's session storage.
   let token = "";
-  (function takeToken() {
-    const m = /^#token=([A-Za-z0-9_-]{1,200})(?:&|$)/.exec(location.hash);
+  let signInCode = "";
+  (function takeCode() {
+    const m = /^#code=(dbo_[A-Za-z0-9_-]{1,200})(?:&|$)/.exec(location.hash);
     if (m) {
-      token = m[1];
-      try { sessionStorage.setItem(TOKEN_KEY, token); } catch (e) { /* memory only */ }
+      signInCode = m[1];
       history.replaceState(null, "", location.pathname + "#/pending");
-      return;
     }
     try { token = sessionStorage.getItem(TOKEN_KEY) || ""; } catch (e) { token = ""; }
   })();
+
+  async function signIn() {
+    let resp;
+    try {
+      resp = await fetch("/api/signin", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ code: signInCode }),
+        credentials: "omit",
+        cache: "no-store",
+        redirect: "error",
+        referrerPolicy: "no-referrer",
+      });
+    } catch (e) {
+      return false;
+    }
+    if (resp.status !== 200) return false;
+    let data = null;
+    try { data = await resp.json(); } catch (e) { data = null; }
+    if (!data || typeof data.token !== "string" || !/^dbk_[A-Za-z0-9_-]{1,200}$/.test(data.token)) return false;
+    token = data.token;
+    try { sessionStorage.setItem(TOKEN_KEY, token); } catch (e) { /* memory only */ }
+    return true;
+  }
+
+  const SIGN_IN_HELP = "Open the console with a new sign-in link: the one dbeast prints when it starts, or Open console in the tray. Each link works once.";
 
   // ---- helpers -----------------------------------------------------------
   function $(id) { return document.getElementById(id); }
@@ -193,7 +223,7 @@
       return { status: 0, body: null };
     }
     if (resp.status === 401) {
-      notice("The console token is missing or wrong. Open the console with the URL printed by dbeast (it ends with #token=…).");
+      notice("The console is not signed in to this dbeast. " + SIGN_IN_HELP);
     } else if (resp.status !== 0) {
       notice("");
     }
@@ -799,13 +829,22 @@
   $("server-stop").addEventListener("click", function () { serverAction("/api/server/stop", "Server stopped; every session ended."); });
 
   // ---- start -------------------------------------------------------------
-  window.addEventListener("hashchange", show);
-  if (!token) notice("No console token. Open the console with the URL printed by dbeast (it ends with #token=…).");
-  show();
-  let ticks = 0;
-  setInterval(function () {
-    pollPending();
-    ticks++;
-    if (ticks % 3 === 0 && (route === "sessions" || route === "activity")) refreshPage();
-  }, POLL_MS);
+  async function start() {
+    if (signInCode && !(await signIn())) {
+      notice("This sign-in link was already used or is no longer valid. " + SIGN_IN_HELP);
+      if (!token) return;
+    } else if (!token) {
+      notice("The console is not signed in. " + SIGN_IN_HELP);
+      return;
+    }
+    window.addEventListener("hashchange", show);
+    show();
+    let ticks = 0;
+    setInterval(function () {
+      pollPending();
+      ticks++;
+      if (ticks % 3 === 0 && (route === "sessions" || route === "activity")) refreshPage();
+    }, POLL_MS);
+  }
+  start();
 })();
