@@ -226,6 +226,20 @@ func TestConsoleInBrowser(t *testing.T) {
 		if tok := value(other, "token", chromedp.Evaluate[string](`sessionStorage.getItem("dbeast-console-token") || ""`)); tok != "" {
 			t.Fatalf("a used link gave the token")
 		}
+		// The person signs in by pasting the console API token instead; a
+		// wrong one is refused first.
+		other.do("wrong token", chromedp.WaitVisible(css("#signin")),
+			chromedp.SendKeys(css("#signin-token"), "dbk_"+strings.Repeat("A", 43)), chromedp.Click(css("#signin-go")),
+			textIs("#signin-status", "dbeast did not accept this token"))
+		other.do("right token", void(chromedp.Evaluate[bool](`(document.getElementById('signin-token').value = '') === ''`)),
+			chromedp.SendKeys(css("#signin-token"), e.b.ConsoleToken()), chromedp.Click(css("#signin-go")),
+			chromedp.WaitNotVisible(css("#signin")), chromedp.WaitVisible(css("#pending-empty")))
+		if tok := value(other, "token", chromedp.Evaluate[string](`sessionStorage.getItem("dbeast-console-token") || ""`)); tok != e.b.ConsoleToken() {
+			t.Fatalf("signing in with the token did not keep it")
+		}
+		if loc := value(other, "location", chromedp.Evaluate[string](`location.href`)); strings.Contains(loc, e.b.ConsoleToken()) {
+			t.Fatalf("token in the URL after signing in: %q", loc)
+		}
 	})
 
 	t.Run("approve once", func(t *testing.T) {

@@ -60,7 +60,7 @@
     return true;
   }
 
-  const SIGN_IN_HELP = "Open the console with a new sign-in link: the one dbeast prints when it starts, or Open console in the tray. Each link works once.";
+  const SIGN_IN_HELP = "Open a new sign-in link (Open console in the tray gives one; each link works once), or sign in below with the console API token dbeast printed.";
 
   // ---- helpers -----------------------------------------------------------
   function $(id) { return document.getElementById(id); }
@@ -224,6 +224,7 @@
     }
     if (resp.status === 401) {
       notice("The console is not signed in to this dbeast. " + SIGN_IN_HELP);
+      offerSignIn();
     } else if (resp.status !== 0) {
       notice("");
     }
@@ -829,14 +830,52 @@
   $("server-stop").addEventListener("click", function () { serverAction("/api/server/stop", "Server stopped; every session ended."); });
 
   // ---- start -------------------------------------------------------------
+  // The sign-in form takes the console API token typed or pasted by the
+  // person (a field, not a URL, so it stays out of the history) and keeps
+  // it only if the broker accepts it.
+  let signInOffered = false;
+  function offerSignIn() {
+    $("signin").hidden = false;
+    if (signInOffered) return;
+    signInOffered = true;
+    $("signin").addEventListener("submit", async function (ev) {
+      ev.preventDefault();
+      const typed = $("signin-token").value.trim();
+      if (!/^dbk_[A-Za-z0-9_-]{1,200}$/.test(typed)) {
+        $("signin-status").textContent = "That is not a console API token.";
+        return;
+      }
+      token = typed;
+      const r = await api("GET", "/api/server");
+      if (r.status !== 200) {
+        token = "";
+        $("signin-status").textContent = "dbeast did not accept this token.";
+        return;
+      }
+      $("signin-token").value = "";
+      $("signin-status").textContent = "";
+      $("signin").hidden = true;
+      try { sessionStorage.setItem(TOKEN_KEY, token); } catch (e) { /* memory only */ }
+      run();
+    });
+  }
+
   async function start() {
     if (signInCode && !(await signIn())) {
       notice("This sign-in link was already used or is no longer valid. " + SIGN_IN_HELP);
-      if (!token) return;
+      if (!token) { offerSignIn(); return; }
     } else if (!token) {
       notice("The console is not signed in. " + SIGN_IN_HELP);
+      offerSignIn();
       return;
     }
+    run();
+  }
+
+  let running = false;
+  function run() {
+    if (running) { show(); return; }
+    running = true;
     window.addEventListener("hashchange", show);
     show();
     let ticks = 0;
