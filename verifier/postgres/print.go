@@ -34,6 +34,9 @@ const (
 	kwReserved
 )
 
+// printer accumulates the SQL text of one statement. The first node it
+// cannot print sets err, and the text is then thrown away; the zero
+// printer is ready to use.
 type printer struct {
 	b   strings.Builder
 	err error
