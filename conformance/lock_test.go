@@ -31,8 +31,9 @@ func TestOpenWaitsForHarnessLock(t *testing.T) {
 	}
 	defer db.Close()
 	defer conn.Close()
-	_, _ = conn.ExecContext(ctx, "SET SESSION max_statement_time = 0")
-	_, _ = conn.ExecContext(ctx, "SET SESSION max_execution_time = 0")
+	if err := myStatementLimit(ctx, conn, 0); err != nil {
+		t.Fatal(err)
+	}
 	var got sql.NullInt64
 	if err := conn.QueryRowContext(ctx, "SELECT GET_LOCK('dbeast_conf', 300)").Scan(&got); err != nil || got.Int64 != 1 {
 		t.Fatalf("take the lock: %v %v", err, got)

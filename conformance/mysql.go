@@ -76,15 +76,19 @@ func OpenMySQL(ctx context.Context, dsn string) (*MySQL, error) {
 	// The lock may be held by another run for longer than the session's
 	// statement limit, which would interrupt GET_LOCK (it then returns
 	// NULL): lift the limit for the wait, then put it back.
-	_, _ = e.conn.ExecContext(ctx, "SET SESSION max_statement_time = 0")
-	_, _ = e.conn.ExecContext(ctx, "SET SESSION max_execution_time = 0")
+	if err := myStatementLimit(ctx, e.conn, 0); err != nil {
+		e.Close()
+		return nil, err
+	}
 	var got sql.NullInt64
 	if err := e.conn.QueryRowContext(ctx, "SELECT GET_LOCK('dbeast_conf', 300)").Scan(&got); err != nil || got.Int64 != 1 {
 		e.Close()
 		return nil, errors.New("conformance: mysql harness lock not taken")
 	}
-	_, _ = e.conn.ExecContext(ctx, "SET SESSION max_statement_time = 5")
-	_, _ = e.conn.ExecContext(ctx, "SET SESSION max_execution_time = 5000")
+	if err := myStatementLimit(ctx, e.conn, myStatementSeconds); err != nil {
+		e.Close()
+		return nil, err
+	}
 	if err := e.conn.QueryRowContext(ctx, "SELECT VERSION()").Scan(&e.version); err != nil {
 		e.Close()
 		return nil, fmt.Errorf("conformance: mysql version: %w", err)
@@ -157,11 +161,28 @@ func myOpen(ctx context.Context, cfg *mysql.Config) (*sql.DB, *sql.Conn, error) 
 			return nil, nil, fmt.Errorf("conformance: mysql session: %w", err)
 		}
 	}
-	// One of these exists: MariaDB's max_statement_time (seconds) or
-	// MySQL's max_execution_time (milliseconds, SELECT only).
-	_, _ = conn.ExecContext(ctx, "SET SESSION max_statement_time = 5")
-	_, _ = conn.ExecContext(ctx, "SET SESSION max_execution_time = 5000")
+	if err := myStatementLimit(ctx, conn, myStatementSeconds); err != nil {
+		conn.Close()
+		db.Close()
+		return nil, nil, err
+	}
 	return db, conn, nil
+}
+
+// myStatementSeconds bounds every statement of a harness session.
+const myStatementSeconds = 5
+
+// myStatementLimit sets the session's statement time limit (0: none).
+// One of the two variables exists: MariaDB's max_statement_time (seconds)
+// or MySQL's max_execution_time (milliseconds, SELECT only); the other
+// fails, and it is an error only if both do.
+func myStatementLimit(ctx context.Context, conn *sql.Conn, seconds int) error {
+	_, errMaria := conn.ExecContext(ctx, fmt.Sprintf("SET SESSION max_statement_time = %d", seconds))
+	_, errMySQL := conn.ExecContext(ctx, fmt.Sprintf("SET SESSION max_execution_time = %d", seconds*1000))
+	if errMaria != nil && errMySQL != nil {
+		return fmt.Errorf("conformance: mysql statement limit: %w", errMaria)
+	}
+	return nil
 }
 
 func (e *MySQL) fixture(ctx context.Context) (string, error) {
