@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"time"
 )
 
 // A browser signs in to the console with a one-time code rather than with
@@ -19,23 +20,33 @@ const signInPath = "/api/signin"
 // the oldest.
 const maxSignInCodes = 8
 
-// signIns holds the hashes of unused sign-in codes, oldest first. The
-// zero value holds none.
+// signInLifetime is how long a code works: long enough to open a link just
+// printed or handed over by the tray, short enough that a link copied
+// from a log or a history later is worthless.
+const signInLifetime = 10 * time.Minute
+
+// signIns holds the unused sign-in codes, oldest first. The zero value
+// holds none.
 type signIns struct {
 	mu    sync.Mutex
-	codes []tokenHash
+	codes []signInCode
+}
+
+type signInCode struct {
+	hash    tokenHash
+	expires time.Time
 }
 
 // ConsoleSignInURL returns the console page with a new one-time sign-in
-// code in the fragment (never sent to the server by a browser). Show it
-// only to the person.
+// code in the fragment (never sent to the server by a browser), valid for
+// signInLifetime. Show it only to the person.
 func (b *Broker) ConsoleSignInURL() string {
 	code := newToken(signInCodePrefix)
 	b.signIn.mu.Lock()
 	if len(b.signIn.codes) >= maxSignInCodes {
 		b.signIn.codes = slices.Delete(b.signIn.codes, 0, 1)
 	}
-	b.signIn.codes = append(b.signIn.codes, hashToken(code))
+	b.signIn.codes = append(b.signIn.codes, signInCode{hash: hashToken(code), expires: b.cfg.now().Add(signInLifetime)})
 	b.signIn.mu.Unlock()
 	return b.ConsoleURL() + "#code=" + code
 }
@@ -46,10 +57,12 @@ func (b *Broker) claimSignIn(code string) bool {
 		return false
 	}
 	h := hashToken(code)
+	now := b.cfg.now()
 	b.signIn.mu.Lock()
 	defer b.signIn.mu.Unlock()
+	b.signIn.codes = slices.DeleteFunc(b.signIn.codes, func(c signInCode) bool { return !now.Before(c.expires) })
 	for i, c := range b.signIn.codes {
-		if c.equal(h) {
+		if c.hash.equal(h) {
 			b.signIn.codes = slices.Delete(b.signIn.codes, i, i+1)
 			return true
 		}

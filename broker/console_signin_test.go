@@ -6,11 +6,13 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestConsoleSignIn: a sign-in code from the link trades for the console
-// token once; a used, unknown, malformed or pushed-out code, another
-// method, a foreign Origin and a bad body get nothing.
+// token once, within its lifetime; a used, expired, unknown, malformed or
+// pushed-out code, another method, a foreign Origin and a bad body get
+// nothing.
 func TestConsoleSignIn(t *testing.T) {
 	e := newEnv(t, "")
 	base := strings.TrimSuffix(e.b.ConsoleURL(), "/")
@@ -85,6 +87,18 @@ func TestConsoleSignIn(t *testing.T) {
 	}
 	if st, _ := post("POST", body(newer[0]), nil); st != http.StatusOK {
 		t.Fatalf("oldest kept code: %d, want 200", st)
+	}
+
+	// A code works for signInLifetime only.
+	late := code(e.b.ConsoleSignInURL())
+	onTime := code(e.b.ConsoleSignInURL())
+	e.clock.Advance(signInLifetime - time.Second)
+	if st, _ := post("POST", body(onTime), nil); st != http.StatusOK {
+		t.Fatalf("code just before its end: %d, want 200", st)
+	}
+	e.clock.Advance(time.Second)
+	if st, _ := post("POST", body(late), nil); st != http.StatusUnauthorized {
+		t.Fatalf("expired code: %d, want 401", st)
 	}
 
 	// A client holding the token (the tray) asks for a link to open.

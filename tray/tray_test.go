@@ -2,7 +2,10 @@ package tray
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,5 +101,52 @@ func TestClientUnreachable(t *testing.T) {
 	}
 	if _, err := c.Pending(context.Background()); !errors.Is(err, ErrConsole) {
 		t.Fatalf("Pending on a closed port: %v", err)
+	}
+}
+
+// TestSignInURLRefusesForeignLinks: the tray hands the sign-in link to the
+// browser, so a link that is not this console's page with a code is
+// refused, whatever the server answers. The server here stands in for a
+// console gone wrong.
+func TestSignInURLRefusesForeignLinks(t *testing.T) {
+	var answer string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/api/signin-link" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]string{"url": answer})
+	}))
+	defer srv.Close()
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(tokenFile, []byte("dbk_abc-DEF_123\n"), 0o600)
+	c, err := NewClient(srv.URL, tokenFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := srv.URL + "/"
+	for _, tt := range []struct {
+		url string
+		ok  bool
+	}{
+		{base + "#code=dbo_abc-DEF_123", true},
+		{"http://127.0.0.2:1/#code=dbo_abc", false},
+		{"javascript:alert(1)//" + base + "#code=dbo_abc", false},
+		{base + "#code=dbo_", false},
+		{base + "#code=dbo_abc&x=1", false},
+		{base + "#code=dbo_abc\n", false},
+		{base + "#token=dbk_abc", false},
+		{base + "?x#code=dbo_abc", false},
+		{"", false},
+	} {
+		answer = tt.url
+		got, err := c.SignInURL(context.Background())
+		if tt.ok != (err == nil) || (err == nil && got != tt.url) {
+			t.Errorf("answer %q: got %q, %v; want accepted %v", tt.url, got, err, tt.ok)
+		}
+		if err != nil && !errors.Is(err, ErrConsole) {
+			t.Errorf("answer %q: error %v is not ErrConsole", tt.url, err)
+		}
 	}
 }

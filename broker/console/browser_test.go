@@ -242,6 +242,19 @@ func TestConsoleInBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("a link opened in an open tab signs it in", func(t *testing.T) {
+		// Only the fragment changes, so the page does not reload: it must
+		// still take the code, and drop it from the address.
+		other := newBrowser(t)
+		other.do("open without a link", chromedp.Navigate(e.b.ConsoleURL()), chromedp.WaitVisible(css("#signin")))
+		fresh := e.b.ConsoleSignInURL()
+		other.do("open a link in the same tab", chromedp.Navigate(fresh), chromedp.WaitNotVisible(css("#signin")),
+			void(chromedp.Poll[bool](`sessionStorage.getItem("dbeast-console-token") !== null`, chromedp.WithPollingInterval(50*time.Millisecond))))
+		if loc := value(other, "location", chromedp.Evaluate[string](`location.href`)); strings.Contains(loc, "code=") {
+			t.Fatalf("code still in the address: %q", loc)
+		}
+	})
+
 	t.Run("approve once", func(t *testing.T) {
 		id, st := ag.submit("query_sql", e.sourceID, "SELECT id, item FROM main.orders")
 		if st != "pending" {
@@ -374,6 +387,34 @@ func TestConsoleInBrowser(t *testing.T) {
 		br.do("deny second", armed(second), chromedp.Click(css(card(second)+` button[data-action=deny]`)), chromedp.WaitNotPresent(css(card(second))))
 	})
 
+	t.Run("a page that gets shorter does not slide a card under the pointer", func(t *testing.T) {
+		// Scrolled to the bottom, the person allows the newest card. When
+		// its placeholder goes the page gets shorter, the browser scrolls
+		// back, and the card above lands under the pointer without moving
+		// in the document: it must wait like any card that moved.
+		tall := "SELECT 1" + strings.Repeat("\n, 1", 24)
+		first, _ := ag.submit("request_sql", e.sourceID, tall+" -- first")
+		second, _ := ag.submit("request_sql", e.sourceID, tall+" -- second")
+		br.do("cards", chromedp.WaitVisible(css(card(first))), chromedp.WaitVisible(css(card(second))), armed(first), armed(second),
+			void(chromedp.Evaluate[bool](`(window.scrollTo(0, document.documentElement.scrollHeight), true)`)),
+			chromedp.Sleep(100*time.Millisecond))
+		p := center(br, card(second)+` button[data-action=allow]`)
+		br.do("allow the newest", chromedp.MouseClickXY(p.X, p.Y),
+			chromedp.WaitReady(css(`[data-gone-id="`+second+`"]`)),
+			chromedp.WaitNotPresent(css(`[data-gone-id="`+second+`"]`)), chromedp.MouseClickXY(p.X, p.Y))
+		if got := center(br, card(first)+` button[data-action=allow]`); got.X != p.X || got.Y < p.Y-20 || got.Y > p.Y+20 {
+			t.Fatalf("the older card did not land under the pointer (%v, pointer %v): the scenario tests nothing", got, p)
+		}
+		if st := ag.status(second, 10*time.Second); st != "completed" {
+			t.Fatalf("second: %q, want completed", st)
+		}
+		if st := ag.status(first, 0); st != "pending" {
+			t.Fatalf("first, slid under the pointer: %q, want pending", st)
+		}
+		br.do("deny first", armed(first), chromedp.Click(css(card(first)+` button[data-action=deny]`)), chromedp.WaitNotPresent(css(card(first))))
+		br.do("back to the top", void(chromedp.Evaluate[bool](`(window.scrollTo(0, 0), true)`)))
+	})
+
 	t.Run("a withdrawn request leaves its place empty", func(t *testing.T) {
 		// The agent withdraws a request the person is reading and sends
 		// another: the new card goes below the placeholder, never into the
@@ -401,7 +442,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		// lines or blanks, and characters that draw nothing or redraw
 		// their neighbours are shown as escapes.
 		sqlText := "DELETE FROM main.orders WHERE id = -1 -- matches nothing" + strings.Repeat("\n", 41) +
-			"OR 1 = 1" + strings.Repeat(" ", 300) + "OR id \u2060=\u0338 2 \u00a0\u3164\U000E0041 'א' || 1 || 'ב'"
+			"OR 1 = 1" + strings.Repeat(" ", 300) + "OR id \u2060=\u0338 2 \u00a0\u3164\U000E0041 'א' || 1 || 'ב' OR id <\u0300\u20d2 3 OR 'é' = 'é'"
 		id, _ := ag.submit("request_sql", e.sourceID, sqlText)
 		br.do("card", chromedp.WaitVisible(css(card(id))))
 		type shown struct {
@@ -416,12 +457,12 @@ func TestConsoleInBrowser(t *testing.T) {
 		if r.Scroll > r.Client {
 			t.Errorf("statement box scrolls (%d of %d pixels shown)", r.Client, r.Scroll)
 		}
-		for _, want := range []string{"⟨40 blank lines⟩", "OR 1 = 1⟨300 blanks⟩OR", `\u2060`, `=\u0338`, `\u00a0`, `\u3164`, `\u{e0041}`} {
+		for _, want := range []string{"⟨40 blank lines⟩", "OR 1 = 1⟨300 blanks⟩OR", `\u2060`, `=\u0338`, `\u00a0`, `\u3164`, `\u{e0041}`, `<\u0300\u20d2 3`, `'é' = 'é'`} {
 			if !strings.Contains(r.Text, want) {
 				t.Errorf("statement lacks %q: %q", want, r.Text)
 			}
 		}
-		for _, raw := range []string{"\u2060", "\u0338", "\u00a0", "\u3164", "\U000E0041"} {
+		for _, raw := range []string{"\u2060", "\u0338", "\u00a0", "\u3164", "\U000E0041", "\u0300", "\u20d2"} {
 			if strings.Contains(r.Text, raw) {
 				t.Errorf("statement shows the raw character %+q", raw)
 			}

@@ -29,7 +29,7 @@ var assets = map[string]asset{
 
 // Handler returns the handler of the static console page. It answers GET
 // and HEAD for the fixed asset paths only, refuses a query string (404;
-// the token belongs in the fragment, never in a query), and sets the
+// no secret belongs in a URL), and sets the
 // console's security headers on every response itself, so it is safe
 // whatever wraps it. It is safe for concurrent use.
 func Handler() http.Handler { return handler{} }

@@ -108,12 +108,14 @@ func serveUntilSignal(b *broker.Broker, f *serveFlags, out io.Writer, ready func
 		}
 	}
 	fmt.Fprintf(out, "MCP endpoint: %s\n", b.MCPURL())
-	// The link carries a one-time sign-in code, not the token: the browser
-	// keeps the address in its history.
-	fmt.Fprintf(out, "Console:      %s (a sign-in link; it works once)\n", b.ConsoleSignInURL())
 	if f.tokenFile != "" {
+		// A service: its output may go to a log, so it prints no secret;
+		// the tray (or a client of the API) makes sign-in links.
 		fmt.Fprintf(out, "Console API:  %sapi/ (token in %s)\n", b.ConsoleURL(), f.tokenFile)
 	} else {
+		// The link carries a one-time sign-in code, not the token: the
+		// browser keeps the address in its history.
+		fmt.Fprintf(out, "Console:      %s (a sign-in link; it works once, for 10 minutes)\n", b.ConsoleSignInURL())
 		fmt.Fprintf(out, "Console API:  %sapi/ (token %s)\n", b.ConsoleURL(), b.ConsoleToken())
 	}
 	fmt.Fprintln(out, "Press Ctrl-C to stop.")

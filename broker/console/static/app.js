@@ -27,14 +27,18 @@
   // stays in this tab's session storage.
   let token = "";
   let signInCode = "";
-  (function takeCode() {
+  // takeCode moves a sign-in code from the address into signInCode, at
+  // load and whenever a link is opened in an already open tab (only the
+  // fragment changes then, and the page does not reload).
+  function takeCode() {
     const m = /^#code=(dbo_[A-Za-z0-9_-]{1,200})(?:&|$)/.exec(location.hash);
-    if (m) {
-      signInCode = m[1];
-      history.replaceState(null, "", location.pathname + "#/pending");
-    }
-    try { token = sessionStorage.getItem(TOKEN_KEY) || ""; } catch (e) { token = ""; }
-  })();
+    if (!m) return false;
+    signInCode = m[1];
+    history.replaceState(null, "", location.pathname + "#/pending");
+    return true;
+  }
+  takeCode();
+  try { token = sessionStorage.getItem(TOKEN_KEY) || ""; } catch (e) { token = ""; }
 
   async function signIn() {
     let resp;
@@ -92,17 +96,17 @@
   const MARK = /\p{M}/u;
 
   // escapeFor returns the visible form of one character that must not be
-  // rendered as itself, or "" when it may be. prev is the character before
-  // it: a combining mark on an ASCII character (such as U+0338 over "=",
-  // drawn as "≠") is escaped; on a letter of another script it is part of
-  // the writing.
-  function escapeFor(ch, prev) {
+  // rendered as itself, or "" when it may be. base is the last character
+  // before it that is no combining mark: a mark on an ASCII character
+  // (such as U+0338 over "=", drawn as "≠") is escaped, however many marks
+  // come between; on a letter of another script it is part of the writing.
+  function escapeFor(ch, base) {
     const c = ch.codePointAt(0);
     if (c === 0x0a || c === 0x09 || c === 0x20) return ""; // newline, tab and space keep their layout
     // \xNN rather than the control pictures (␀…): every monospace font
     // has these glyphs.
     if (c < 0x20 || c === 0x7f) return "\\x" + c.toString(16).padStart(2, "0");
-    if (HIDDEN.test(ch) || SPACE.test(ch) || (MARK.test(ch) && (prev === undefined || prev.codePointAt(0) < 0x80))) {
+    if (HIDDEN.test(ch) || SPACE.test(ch) || (MARK.test(ch) && (base === undefined || base.codePointAt(0) < 0x80))) {
       return c > 0xffff ? "\\u{" + c.toString(16) + "}" : "\\u" + c.toString(16).padStart(4, "0");
     }
     return "";
@@ -112,10 +116,10 @@
   // visible escape (used for short cells and for tests).
   function visibleText(s) {
     let out = "";
-    let prev;
+    let base;
     for (const ch of String(s)) {
-      out += escapeFor(ch, prev) || ch;
-      prev = ch;
+      out += escapeFor(ch, base) || ch;
+      if (!MARK.test(ch)) base = ch;
     }
     return out;
   }
@@ -124,10 +128,10 @@
   // runs become text nodes, hidden characters become marked escape spans.
   function appendData(node, s) {
     let run = "";
-    let prev;
+    let base;
     for (const ch of String(s == null ? "" : s)) {
-      const esc = escapeFor(ch, prev);
-      prev = ch;
+      const esc = escapeFor(ch, base);
+      if (!MARK.test(ch)) base = ch;
       if (!esc) { run += ch; continue; }
       if (run) { node.appendChild(document.createTextNode(run)); run = ""; }
       node.appendChild(el("span", { cls: "ctl", text: esc, title: "hidden character made visible" }));
@@ -326,6 +330,7 @@
   // renderPending shows list (the broker lists newest first) oldest first.
   function renderPending(list) {
     const list$ = $("pending-list");
+    const before = screenTops();
     const ordered = list.slice().reverse();
     const keep = new Set();
     for (const q of ordered) {
@@ -341,7 +346,7 @@
       if (!keep.has(id) && !card.dbeastBusy) leave(card, id, "No longer waiting for your decision: withdrawn by the agent, expired, or decided elsewhere.");
     }
     $("pending-empty").hidden = list$.children.length > 0;
-    noteMoves();
+    noteMoves(before);
     setPendingCount(cards.size);
   }
 
@@ -357,22 +362,35 @@
     card.setAttribute("data-gone-id", id);
     card.setAttribute("data-gone-text", text);
     setTimeout(function () {
+      const before = screenTops();
       card.remove();
       $("pending-empty").hidden = $("pending-list").children.length > 0;
-      noteMoves();
+      noteMoves(before);
     }, GONE_MS);
   }
 
   // noteMoves arms every card that appeared or moved since it was last
-  // measured.
-  function noteMoves() {
+  // measured: in the document, or on the screen across one of the page's
+  // own changes (before is the screen positions from just before it; a
+  // shorter page makes the browser scroll back, which moves every card
+  // under the pointer while their place in the document stays).
+  function noteMoves(before) {
     for (const card of cards.values()) {
-      const top = card.getBoundingClientRect().top + window.scrollY;
-      if (card.dbeastTop !== top) {
+      const screenTop = card.getBoundingClientRect().top;
+      const top = screenTop + window.scrollY;
+      const moved = before && before.has(card) && before.get(card) !== screenTop;
+      if (card.dbeastTop !== top || moved) {
         card.dbeastTop = top;
         arm(card);
       }
     }
+  }
+
+  // screenTops measures where the cards are on the screen now.
+  function screenTops() {
+    const m = new Map();
+    for (const card of cards.values()) m.set(card, card.getBoundingClientRect().top);
+    return m;
   }
 
   // arm disables a card's decision buttons for ARM_MS.
@@ -382,9 +400,10 @@
     card.classList.add("arming");
     clearTimeout(card.dbeastArm);
     card.dbeastArm = setTimeout(function () {
-      if (card.dbeastBusy) return;
-      for (const b of buttons) b.disabled = false;
       card.classList.remove("arming");
+      // A decision in flight keeps its buttons off; decide turns them
+      // back on if it fails.
+      if (!card.dbeastBusy) for (const b of buttons) b.disabled = false;
     }, ARM_MS);
   }
 
@@ -859,6 +878,19 @@
       run();
     });
   }
+
+  // A link opened in this tab later signs it in (again).
+  window.addEventListener("hashchange", async function () {
+    if (!takeCode()) return;
+    if (await signIn()) {
+      notice("");
+      $("signin").hidden = true;
+      run();
+    } else {
+      notice("This sign-in link was already used or is no longer valid. " + SIGN_IN_HELP);
+      offerSignIn();
+    }
+  });
 
   async function start() {
     if (signInCode && !(await signIn())) {
