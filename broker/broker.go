@@ -144,9 +144,12 @@ func (b *Broker) Start() error {
 
 func newHTTPServer(h http.Handler) *http.Server {
 	return &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: headerReadTimout,
-		ReadTimeout:       30 * time.Second,
+		Handler: h,
+		// The contract's HTTP accept time bounds reading the whole
+		// request, body included: a client trickling its body must not
+		// hold one of the in-flight slots for longer.
+		ReadHeaderTimeout: httpAcceptTimeout,
+		ReadTimeout:       httpAcceptTimeout,
 		IdleTimeout:       60 * time.Second,
 		MaxHeaderBytes:    32 << 10,
 		ErrorLog:          nil,

@@ -2,6 +2,8 @@ package broker
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -11,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/dbeast/dbeast/engines"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestConsoleAuth checks the console's own rules, one request each.
@@ -269,6 +272,14 @@ func TestCatalogVisibility(t *testing.T) {
 	if strings.Contains(raw, s1) || !strings.Contains(raw, s2) || !strings.Contains(raw, s3) {
 		t.Fatalf("catalog = %s", raw)
 	}
+	// A source shared only through a table is at the ask level: the
+	// contract's levels have no "none" for a visible source.
+	for _, src := range m["sources"].([]any) {
+		src := src.(map[string]any)
+		if src["source_id"] == s3 && src["shared_access"] != string(LevelAsk) {
+			t.Fatalf("table-only source: shared_access %v, want ask", src["shared_access"])
+		}
+	}
 }
 
 // TestServerStatus checks the console's view of the MCP listener follows
@@ -290,5 +301,54 @@ func TestServerStatus(t *testing.T) {
 	}
 	if code := e.console("GET", "/api/server", nil, &st); code != 200 || !st.Running {
 		t.Fatalf("after start: %d %+v, want running", code, st)
+	}
+}
+
+// TestCatalogFitsResponseLimit: with three sources sharing 800 long table
+// names each with the connection and 800 more with All agents, the
+// catalog would be several MiB; list_catalog answers within the 1 MiB MCP
+// response budget and says which lists it cut.
+func TestCatalogFitsResponseLimit(t *testing.T) {
+	e := newEnv(t, "")
+	nc := e.newConnection("agent")
+	long := strings.Repeat("n", 80)
+	for range 3 {
+		src, _ := addSQLiteSource(t, e, "")
+		for _, conn := range []string{nc.ID, AllConnections} {
+			var tables []TableShare
+			for i := range 800 {
+				tables = append(tables, TableShare{Schema: "main", Name: fmt.Sprintf("%s_%s_%d", long, conn, i), Access: TableRead})
+			}
+			if err := e.b.SetSharing(SharingEntry{ConnectionID: conn, SourceID: src, DatabaseLevel: LevelAsk, Tables: tables}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	small, _ := addSQLiteSource(t, e, "")
+	if err := e.b.SetSharing(SharingEntry{ConnectionID: nc.ID, SourceID: small, Tables: []TableShare{{"main", "t", TableRead}}}); err != nil {
+		t.Fatal(err)
+	}
+	cs := e.mustConnect(nc.Token, "")
+	tok, _ := begin(t, cs)
+	resp, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_catalog", Arguments: map[string]any{"session_token": tok}})
+	if err != nil || resp.IsError {
+		t.Fatalf("list_catalog: %v %v", err, resp)
+	}
+	wire, _ := json.Marshal(resp)
+	if len(wire) > MaxResponseBytes {
+		t.Fatalf("catalog response is %d bytes, over %d", len(wire), MaxResponseBytes)
+	}
+	var out listCatalogOut
+	raw, _ := json.Marshal(resp.StructuredContent)
+	if err := json.Unmarshal(raw, &out); err != nil || len(out.Sources) != 4 {
+		t.Fatalf("catalog: %v, %d sources", err, len(out.Sources))
+	}
+	for _, s := range out.Sources {
+		switch {
+		case s.SourceID == small && (s.SharedTablesCut || len(s.SharedTables) != 1):
+			t.Errorf("the small source's list was changed: %+v", s)
+		case s.SourceID != small && (!s.SharedTablesCut || len(s.SharedTables) == 0 || len(s.SharedTables) >= 1600):
+			t.Errorf("source %s: %d tables listed, cut %v", s.SourceID, len(s.SharedTables), s.SharedTablesCut)
+		}
 	}
 }

@@ -2,7 +2,9 @@ package broker
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -235,5 +237,35 @@ func TestInFlightLimit(t *testing.T) {
 	e.clock.Advance(10 * time.Second)
 	if r := rawPost(t, e.b.MCPURL(), hdr, bytes.NewReader([]byte(initBody))); r.StatusCode != 200 {
 		t.Fatalf("after the slots freed: %d", r.StatusCode)
+	}
+}
+
+// TestSlowBodyIsCut: a client that sends its headers and then stalls in
+// the body loses the connection after the contract's HTTP accept time
+// (10 s), not later, and its in-flight slot is free again.
+func TestSlowBodyIsCut(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, "")
+	nc := e.newConnection("agent")
+	authority := strings.TrimSuffix(strings.TrimPrefix(e.b.MCPURL(), "http://"), "/mcp")
+	conn, err := net.Dial("tcp", authority)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	start := time.Now()
+	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\n"+
+		"Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"", authority, nc.Token)
+	conn.SetReadDeadline(time.Now().Add(25 * time.Second))
+	io.Copy(io.Discard, conn) // until the server answers and closes, or cuts the connection
+	if d := time.Since(start); d > httpAcceptTimeout+5*time.Second {
+		t.Fatalf("a stalled body held the connection for %v, want about %v", d, httpAcceptTimeout)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(e.b.inflight) > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := len(e.b.inflight); n != 0 {
+		t.Fatalf("%d in-flight slots still held", n)
 	}
 }

@@ -9,11 +9,11 @@ import (
 
 // HTTP limits from the contract.
 const (
-	MaxBodyBytes     = 256 << 10
-	MaxInFlight      = 16
-	perClientRate    = 20 // requests per second per connection
-	globalRate       = 60 // requests per second overall
-	headerReadTimout = 10 * time.Second
+	MaxBodyBytes      = 256 << 10
+	MaxInFlight       = 16
+	perClientRate     = 20 // requests per second per connection
+	globalRate        = 60 // requests per second overall
+	httpAcceptTimeout = 10 * time.Second
 )
 
 // limiters holds the token buckets. Buckets are read with the broker's

@@ -20,6 +20,9 @@ type CatalogSource struct {
 	Operations   []string     `json:"operations" jsonschema:"the operation kinds (tool names) available on this source"`
 	SharedAccess Level        `json:"shared_access" jsonschema:"standing database-level access: ask (every access needs approval), read or read_write; informational, not a request argument"`
 	SharedTables []TableShare `json:"shared_tables" jsonschema:"standing per-table access; informational, not a request argument"`
+	// SharedTablesCut is set when SharedTables lists only some of the
+	// shared tables, to keep the answer within the response budget.
+	SharedTablesCut bool `json:"shared_tables_truncated,omitempty" jsonschema:"true when shared_tables lists only some of the shared tables, to keep the answer within the 1 MiB response limit; the others keep their standing access"`
 }
 
 // CatalogDocument is an open document as an agent sees it: never its path.
@@ -61,10 +64,53 @@ func (b *Broker) toolListCatalog(_ context.Context, c Call, in listCatalogIn) (*
 				ops = append(ops, op)
 			}
 		}
+		// A source shared only through tables is visible, and access to
+		// anything else asks the person: that is the ask level.
+		level := acc.DatabaseLevel
+		if level == LevelNone {
+			level = LevelAsk
+		}
 		out.Sources = append(out.Sources, CatalogSource{
 			SourceID: s.ID, Alias: s.Alias, Kind: s.Kind, ReadOnly: s.ReadOnly,
-			Operations: ops, SharedAccess: acc.DatabaseLevel, SharedTables: acc.Tables,
+			Operations: ops, SharedAccess: level, SharedTables: acc.Tables,
 		})
 	}
+	fitCatalog(out)
 	return out, nil
+}
+
+// fitCatalog keeps the catalog within the MCP response budget: up to 128
+// sources may each share over a thousand tables, more than 1 MiB of
+// names. It finds the largest per-source count of listed tables that fits
+// and marks every source whose list it cut.
+func fitCatalog(out *listCatalogOut) {
+	if marshalSize(out) <= MaxResponseBytes {
+		return
+	}
+	full := make([][]TableShare, len(out.Sources))
+	longest := 0
+	for i, s := range out.Sources {
+		full[i] = s.SharedTables
+		longest = max(longest, len(s.SharedTables))
+	}
+	limit := func(n int) {
+		for i := range out.Sources {
+			s := &out.Sources[i]
+			s.SharedTables, s.SharedTablesCut = full[i], false
+			if len(full[i]) > n {
+				s.SharedTables, s.SharedTablesCut = full[i][:n], true
+			}
+		}
+	}
+	lo, hi := 0, longest // the largest n that fits lies in [lo, hi]
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		limit(mid)
+		if marshalSize(out) <= MaxResponseBytes {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	limit(lo)
 }

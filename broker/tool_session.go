@@ -61,7 +61,7 @@ type SessionLimit struct {
 
 // contractLimits are the values of the contract's limits table.
 var contractLimits = SessionLimit{
-	HTTPBodyBytes: MaxBodyBytes, HTTPAcceptSeconds: int(headerReadTimout / time.Second),
+	HTTPBodyBytes: MaxBodyBytes, HTTPAcceptSeconds: int(httpAcceptTimeout / time.Second),
 	ConcurrentHTTPRequests: MaxInFlight, HTTPRequestsPerSecond: perClientRate, HTTPRequestsPerSecondAll: globalRate,
 	SessionsPer10Seconds: beginPerWindow, SQLBytes: 64 << 10,
 	OperationsPerSession: 1, OperationsGlobal: 4, PendingGrantsPerSession: 4, PendingGrantsGlobal: 32,
