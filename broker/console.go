@@ -34,6 +34,7 @@ func (b *Broker) consoleHandler() http.Handler {
 	mux.HandleFunc("DELETE /api/sessions/{id}", func(w http.ResponseWriter, r *http.Request) {
 		writeResult(w, b.EndSession(r.PathValue("id")))
 	})
+	mux.HandleFunc("POST /api/sessions/{id}/grants/revoke", b.apiRevokeGrant)
 	mux.HandleFunc("POST /api/stop-all", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]int{"ended": b.StopAll()})
 	})

@@ -75,6 +75,9 @@ type SessionInfo struct {
 	LastUsed     time.Time `json:"last_used_at"`
 	IdleDeadline time.Time `json:"idle_deadline"`
 	ExpiresAt    time.Time `json:"expires_at"`
+	// Grants are the session's grants, which the person may revoke one by
+	// one (console_grants.go).
+	Grants []GrantInfo `json:"grants"`
 }
 
 // beginSession creates a session for a connection, ending the
@@ -242,5 +245,10 @@ func (b *Broker) Sessions() []SessionInfo {
 	b.mu.Unlock()
 	b.runEndHooks(ended)
 	sort.Slice(out, func(i, j int) bool { return out[i].BegunAt.Before(out[j].BegunAt) })
+	b.reqs.mu.Lock() // before Broker.mu, never after it
+	for i := range out {
+		out[i].Grants = b.sessionGrantsLocked(out[i].ID)
+	}
+	b.reqs.mu.Unlock()
 	return out
 }

@@ -323,6 +323,31 @@ func TestConsoleInBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("revoke a grant on the sessions page", func(t *testing.T) {
+		// The session holds the source grant from the scenario above; the
+		// person takes it back without ending the session.
+		row := `tr[data-session-id="` + ag.id + `"]`
+		br.do("sessions page", chromedp.Click(css(`a[data-route=sessions]`), chromedp.NodeVisible),
+			chromedp.WaitVisible(css(row+` div.grant button`)))
+		if text := value(br, "grant", chromedp.TextContent(css(row+` div.grant`))); !strings.HasPrefix(text, "whole source on Shop") {
+			t.Fatalf("grant shown as %q", text)
+		}
+		br.screenshot("console-sessions-grants.png")
+		br.do("revoke", chromedp.Click(css(row+` div.grant button`)), textIs("#sessions-status", "Grant revoked."),
+			chromedp.WaitNotPresent(css(row+` div.grant`)))
+		if g := e.b.SessionGrants(ag.id); len(g) != 0 {
+			t.Fatalf("grants after revoking: %+v", g)
+		}
+		id, st := ag.submit("query_sql", e.sourceID, "SELECT id FROM main.orders")
+		if st != "pending" {
+			t.Fatalf("after revoking the source grant: %q, want pending", st)
+		}
+		if code := e.api("POST", "/api/requests/"+id+"/deny", map[string]any{}, nil); code != 200 {
+			t.Fatalf("deny: %d", code)
+		}
+		br.do("back to pending", chromedp.Click(css(`a[data-route=pending]`), chromedp.NodeVisible))
+	})
+
 	t.Run("request text is inert", func(t *testing.T) {
 		id, _ := ag.submit("request_sql", e.sourceID, nastySQL)
 		br.do("card appears", chromedp.WaitVisible(css(card(id))))

@@ -716,13 +716,37 @@
         el("td", {}, [dataSpan(s.label || "(none)", "agent")]),
         el("td", {}, [dataSpan(connLabel(s.connection_id))]),
         el("td", { text: age(s.begun_at) }),
+        el("td", {}, grantItems(s)),
         el("td", {}, [el("button", { type: "button", text: "End", onclick: async function () {
           await api("DELETE", "/api/sessions/" + encodeURIComponent(s.session_id));
           loadSessions();
         } })]),
       ]));
     }
-    if (!r.body.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: "No active session.", attrs: { colspan: "5" } })]));
+    if (!r.body.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: "No active session.", attrs: { colspan: "6" } })]));
+  }
+
+  const GRANT_LABELS = { table: "table", source: "whole source", full_sql: "Full SQL", document: "document" };
+
+  // grantItems lists a session's grants, each with its own Revoke: one
+  // revocation takes back that whole scope and the results it released.
+  function grantItems(s) {
+    const grants = Array.isArray(s.grants) ? s.grants : [];
+    if (!grants.length) return [el("span", { cls: "muted", text: "none" })];
+    return grants.map(function (g) {
+      const what = (GRANT_LABELS[g.scope] || "other") + " on ";
+      const target = g.scope === "table" ? g.alias + ": " + g.schema + "." + g.name : g.alias;
+      return el("div", { cls: "grant", attrs: { "data-grant": g.scope + ":" + (g.source_id || g.file_id || "") + ":" + (g.schema || "") + "." + (g.name || "") } }, [
+        el("span", { text: what }),
+        dataSpan(target),
+        el("button", { type: "button", cls: "danger small", text: "Revoke", onclick: async function () {
+          const r = await api("POST", "/api/sessions/" + encodeURIComponent(s.session_id) + "/grants/revoke",
+            { scope: g.scope, source_id: g.source_id || "", schema: g.schema || "", name: g.name || "", file_id: g.file_id || "" });
+          status("sessions-status", r.status === 200 ? "Grant revoked." : errorText(r, "Revoke failed"), r.status !== 200);
+          loadSessions();
+        } }),
+      ]);
+    });
   }
 
   $("stop-all").addEventListener("click", async function () {
