@@ -212,7 +212,7 @@ var messages = map[Code]string{
 	CodeTooDeep:              "the query is nested too deeply",
 	CodeWholeRowReference:    "whole-row references are not allowed",
 	CodeColumnNameNotAllowed: "this qualified column name must be given another alias",
-	CodeWriteShapeNotAllowed: "only a single-table INSERT VALUES, UPDATE or DELETE with a qualified target is allowed",
+	CodeWriteShapeNotAllowed: "only a single-table INSERT VALUES, or UPDATE or DELETE with WHERE, on a qualified target is allowed",
 	CodeLiteralNotAllowed:    "this literal form is not allowed",
 	CodeCommentNotAllowed:    "this comment form is not allowed",
 	CodeDuplicateAlias:       "an alias is used twice in one scope",

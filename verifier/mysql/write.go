@@ -72,10 +72,13 @@ func (w *walker) writeStmt(stmt ast.StmtNode) (verifier.Op, *verifier.Table, err
 				return "", nil, err
 			}
 		}
-		if n.Where != nil {
-			if n.Where, err = w.expr(n.Where, nil, sc); err != nil {
-				return "", nil, err
-			}
+		// A standing write names its rows: every row of the table is a
+		// full SQL statement, which the person approves.
+		if n.Where == nil {
+			return "", nil, verifier.Refuse(verifier.CodeWriteShapeNotAllowed)
+		}
+		if n.Where, err = w.expr(n.Where, nil, sc); err != nil {
+			return "", nil, err
 		}
 		return verifier.OpUpdate, t, w.limit(n.Limit)
 	case *ast.DeleteStmt:
@@ -92,10 +95,11 @@ func (w *walker) writeStmt(stmt ast.StmtNode) (verifier.Op, *verifier.Table, err
 		if err != nil {
 			return "", nil, err
 		}
-		if n.Where != nil {
-			if n.Where, err = w.expr(n.Where, nil, sc); err != nil {
-				return "", nil, err
-			}
+		if n.Where == nil {
+			return "", nil, verifier.Refuse(verifier.CodeWriteShapeNotAllowed)
+		}
+		if n.Where, err = w.expr(n.Where, nil, sc); err != nil {
+			return "", nil, err
 		}
 		return verifier.OpDelete, t, w.limit(n.Limit)
 	}

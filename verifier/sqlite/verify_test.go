@@ -73,12 +73,12 @@ func TestVerifyVerdicts(t *testing.T) {
 		},
 		{
 			name: "delete",
-			in:   verifier.Input{SQL: "DELETE FROM main.orders", Mode: verifier.ModeTableWrite},
+			in:   verifier.Input{SQL: "DELETE FROM main.orders WHERE id = 1", Mode: verifier.ModeTableWrite},
 			want: &verifier.Verdict{
 				Dialect: verifier.SQLite, Mode: verifier.ModeTableWrite, Op: verifier.OpDelete,
-				NormalizedSQL: `DELETE FROM "main"."orders"`,
+				NormalizedSQL: `DELETE FROM "main"."orders" WHERE ("id" = 1)`,
 				Tables:        []verifier.Table{{Schema: "main", Name: "orders"}},
-				Columns:       map[string][]string{},
+				Columns:       map[string][]string{"main.orders": {"id"}},
 				Functions:     []string{},
 				Target:        &verifier.Table{Schema: "main", Name: "orders"},
 			},

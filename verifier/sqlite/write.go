@@ -3,7 +3,7 @@ package sqlite
 import "github.com/dbeast/dbeast/verifier"
 
 // writeStmt is the one table write allowed under standing read_write table
-// access: INSERT ... VALUES, UPDATE ... SET ... [WHERE], DELETE ... [WHERE],
+// access: INSERT ... VALUES, UPDATE ... SET ... WHERE, DELETE ... WHERE,
 // on one main.table, with no other relation anywhere.
 type writeStmt struct {
 	op     verifier.Op
@@ -186,6 +186,11 @@ func (w *walker) walkWrite(s *writeStmt) verifier.Table {
 	for _, sc := range s.sets {
 		col(sc.col)
 		check(sc.e)
+	}
+	// A standing write names its rows: every row of the table is a full
+	// SQL statement, which the person approves.
+	if s.where == nil && s.op != verifier.OpInsert {
+		bail(verifier.CodeWriteShapeNotAllowed)
 	}
 	if s.where != nil {
 		check(s.where)
