@@ -28,8 +28,11 @@ type GrantInfo struct {
 	Alias    string `json:"alias,omitempty"`
 }
 
-// ErrNoSuchGrant is returned for a grant the session does not hold.
-var ErrNoSuchGrant = errors.New("broker: the session holds no such grant")
+// Errors of grant revocation.
+var (
+	ErrNoSuchGrant = errors.New("broker: the session holds no such grant")
+	ErrBadGrant    = errors.New("broker: a grant is named by its scope (table, source, full_sql or document) and its source, table or document")
+)
 
 // SessionGrants lists a session's grants (none for an unknown session).
 func (b *Broker) SessionGrants(sessionID string) []GrantInfo {
@@ -82,10 +85,33 @@ func (b *Broker) sessionGrantsLocked(sessionID string) []GrantInfo {
 // pending, running and completed requests that nothing covers any more
 // (a request approved once keeps its approval).
 func (b *Broker) RevokeGrant(sessionID string, g GrantInfo) error {
+	switch g.Scope {
+	case ScopeSource, ScopeFullSQL:
+		if g.SourceID == "" {
+			return ErrBadGrant
+		}
+	case ScopeTable:
+		if g.SourceID == "" || g.Schema == "" || g.Name == "" {
+			return ErrBadGrant
+		}
+	case ScopeDocument:
+		if g.FileID == "" {
+			return ErrBadGrant
+		}
+	default:
+		return ErrBadGrant
+	}
 	b.reqs.mu.Lock()
 	defer b.reqs.mu.Unlock()
 	sr := b.reqs.sessions[sessionID]
 	if sr == nil {
+		// A live session that made no request yet holds no grant.
+		b.mu.Lock()
+		_, live := b.sessions[sessionID]
+		b.mu.Unlock()
+		if live {
+			return ErrNoSuchGrant
+		}
 		return ErrNotFound
 	}
 	gs := sr.grants
@@ -115,8 +141,6 @@ func (b *Broker) RevokeGrant(sessionID string, g GrantInfo) error {
 			return ErrNoSuchGrant
 		}
 		delete(gs.doc, g.FileID)
-	default:
-		return ErrNoSuchGrant
 	}
 	b.activity.Add(ActivityEntry{Time: b.cfg.now(), SessionID: sessionID, Event: "grant_revoked", Status: g.Scope})
 	for _, r := range b.reqs.reqs {
@@ -144,6 +168,8 @@ func (b *Broker) apiRevokeGrant(w http.ResponseWriter, r *http.Request) {
 	switch err := b.RevokeGrant(r.PathValue("id"), g); {
 	case errors.Is(err, ErrNoSuchGrant):
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": ErrNoSuchGrant.Error()})
+	case errors.Is(err, ErrBadGrant):
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": ErrBadGrant.Error()})
 	default:
 		writeResult(w, err)
 	}

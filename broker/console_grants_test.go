@@ -57,8 +57,14 @@ func TestRevokeGrant(t *testing.T) {
 	if st := e.console("POST", "/api/sessions/ses_nope/grants/revoke", items, nil); st != http.StatusNotFound {
 		t.Fatalf("unknown session: %d, want 404", st)
 	}
-	if st := e.console("POST", path, GrantInfo{Scope: "everything"}, nil); st != http.StatusNotFound {
-		t.Fatalf("unknown scope: %d, want 404", st)
+	for _, bad := range []GrantInfo{{Scope: "everything", SourceID: e.srcID}, {Scope: ScopeTable, SourceID: e.srcID, Name: "items"}, {Scope: ScopeSource}} {
+		if st := e.console("POST", path, bad, nil); st != http.StatusBadRequest {
+			t.Fatalf("malformed grant %+v: %d, want 400", bad, st)
+		}
+	}
+	fresh := e.agent("fresh") // a live session with no request yet
+	if st := e.console("POST", "/api/sessions/"+fresh.sid+"/grants/revoke", items, nil); st != http.StatusNotFound {
+		t.Fatalf("session without grants: %d, want 404", st)
 	}
 	if g := e.b.SessionGrants(a.sid); len(g) != 1 || g[0].Name != "orders" {
 		t.Fatalf("grants after revoking items = %+v", g)

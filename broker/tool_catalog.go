@@ -2,6 +2,7 @@ package broker
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/dbeast/dbeast/engines"
 )
@@ -52,7 +53,6 @@ func (b *Broker) toolListCatalog(_ context.Context, c Call, in listCatalogIn) (*
 	}
 	b.reqs.mu.Unlock()
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	for _, s := range b.state.Sources {
 		acc := b.effectiveAccessLocked(c.ConnectionID, s.ID)
 		if !acc.Visible() {
@@ -75,23 +75,49 @@ func (b *Broker) toolListCatalog(_ context.Context, c Call, in listCatalogIn) (*
 			Operations: ops, SharedAccess: level, SharedTables: acc.Tables,
 		})
 	}
-	fitCatalog(out)
+	b.mu.Unlock()
+	fitCatalog(out) // on fresh copies, outside the lock: it can take a while
 	return out, nil
 }
 
 // fitCatalog keeps the catalog within the MCP response budget: up to 128
 // sources may each share over a thousand tables, more than 1 MiB of
-// names. It finds the largest per-source count of listed tables that fits
-// and marks every source whose list it cut.
+// names. It lists the largest per-source number of tables that fits and
+// marks every source whose list it cut. The size of each choice is
+// computed from the entries' own sizes (each counted twice, for the
+// structured answer and its escaped text copy), so the catalog is encoded
+// only to check the result.
 func fitCatalog(out *listCatalogOut) {
-	if marshalSize(out) <= MaxResponseBytes {
+	total := marshalSize(out)
+	if total <= MaxResponseBytes {
 		return
 	}
 	full := make([][]TableShare, len(out.Sources))
+	prefix := make([][]int, len(out.Sources)) // prefix[i][n]: size of source i's first n tables
+	fixed := total
 	longest := 0
 	for i, s := range out.Sources {
 		full[i] = s.SharedTables
+		p := make([]int, len(s.SharedTables)+1)
+		for j, t := range s.SharedTables {
+			raw, _ := json.Marshal(t)
+			esc, _ := json.Marshal(string(raw))
+			// Its JSON and a comma, and the same in the text copy, where
+			// its escaped form has no quotes of its own around it.
+			p[j+1] = p[j] + len(raw) + 1 + len(esc) - 2 + 1
+		}
+		prefix[i] = p
+		fixed -= p[len(p)-1]
 		longest = max(longest, len(s.SharedTables))
+	}
+	// The cut lists' flags, in both copies.
+	fixed += 2 * len(out.Sources) * len(`,"shared_tables_truncated":true`)
+	size := func(n int) int {
+		c := fixed
+		for _, p := range prefix {
+			c += p[min(n, len(p)-1)]
+		}
+		return c
 	}
 	limit := func(n int) {
 		for i := range out.Sources {
@@ -102,15 +128,19 @@ func fitCatalog(out *listCatalogOut) {
 			}
 		}
 	}
-	lo, hi := 0, longest // the largest n that fits lies in [lo, hi]
+	lo, hi := 0, longest-1 // the largest n that fits lies in [lo, hi]
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		limit(mid)
-		if marshalSize(out) <= MaxResponseBytes {
+		if size(mid) <= MaxResponseBytes {
 			lo = mid
 		} else {
 			hi = mid - 1
 		}
 	}
 	limit(lo)
+	// The estimate is an upper bound up to escaping details; check it.
+	for lo > 0 && marshalSize(out) > MaxResponseBytes {
+		lo = lo * 9 / 10
+		limit(lo)
+	}
 }
