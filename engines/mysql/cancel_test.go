@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"net"
 	"sync"
@@ -51,7 +52,10 @@ func threadGone(t *testing.T, id uint64) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatalf("server thread %d still exists after cancellation", id)
+	var command, state, info sql.NullString
+	var secs sql.NullInt64
+	admin.QueryRow("SELECT COMMAND, STATE, TIME, INFO FROM information_schema.PROCESSLIST WHERE ID = ?", id).Scan(&command, &state, &secs, &info)
+	t.Fatalf("server thread %d still exists after cancellation (command %q, state %q, %d s, statement %q)", id, command.String, state.String, secs.Int64, info.String)
 }
 
 // TestCancellation cancels operations stuck in a lock wait (another

@@ -127,10 +127,17 @@ func (e *Engine) run(ctx context.Context, sent *bool, f func(ctx context.Context
 	})
 	err := f(opCtx)
 	ctxErr := opCtx.Err()
-	if !stop() {
+	switch {
+	case !stop():
 		<-killed
 		e.broken = true
 		ctxErr = opCtx.Err()
+	case err != nil && ctxErr != nil:
+		// The context ended, the driver saw it first and gave up on the
+		// socket, and stop won the race against the kill just scheduled:
+		// the statement may still run (or wait for a lock) on the server.
+		e.kill()
+		e.broken = true
 	}
 	if err == nil {
 		return nil
@@ -176,8 +183,10 @@ func (e *Engine) kill() {
 	for {
 		_, _ = db.ExecContext(ctx, fmt.Sprintf("KILL CONNECTION %d", e.connID))
 		var n int
+		// An error of the check says nothing about the thread: try again
+		// (until the deadline) rather than leave it running.
 		err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ?", e.connID).Scan(&n)
-		if err != nil || n == 0 {
+		if err == nil && n == 0 {
 			return
 		}
 		select {
