@@ -28,7 +28,8 @@ fuzz: ## run every fuzz target for FUZZTIME (default 20000x; a count, see docs/c
 	@for p in ./verifier/postgres ./verifier/mysql ./verifier/sqlite ./fuzz; do \
 	  for f in $$($(GO) test -list '^Fuzz' $$p | grep '^Fuzz'); do \
 	    echo "== $$p $$f"; \
-	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $${FUZZTIME:-20000x} $$p || exit 1; \
+	    par=""; [ "$$p" = ./fuzz ] && par="-parallel 1"; \
+	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $${FUZZTIME:-20000x} $$par $$p || exit 1; \
 	  done; \
 	done
 
