@@ -3,13 +3,11 @@ package broker
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/dbeast/dbeast/engines"
@@ -108,17 +106,7 @@ func TestApproveCancelRace(t *testing.T) {
 // does not cover the different table schema "s.a", table "b", although
 // both print as s.a.b.
 func TestTableGrantNameCollision(t *testing.T) {
-	dsn := os.Getenv("DBEAST_TEST_POSTGRES_DSN")
-	if dsn == "" {
-		t.Skip("DBEAST_TEST_POSTGRES_DSN is not set")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range []string{
+	dsn := postgresFixture(t,
 		`CREATE SCHEMA IF NOT EXISTS dbeast_brokeradv`,
 		`CREATE SCHEMA IF NOT EXISTS "dbeast_brokeradv.a"`,
 		`DROP TABLE IF EXISTS dbeast_brokeradv."a.b"`,
@@ -126,12 +114,7 @@ func TestTableGrantNameCollision(t *testing.T) {
 		`CREATE TABLE dbeast_brokeradv."a.b" (id int)`,
 		`CREATE TABLE "dbeast_brokeradv.a".b (secret text)`,
 		`INSERT INTO "dbeast_brokeradv.a".b VALUES ('s')`,
-	} {
-		if _, err := conn.Exec(ctx, s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	conn.Close(ctx)
+	)
 	e := serverEnv(t, engines.Postgres, dsn)
 	a := e.agent("agent")
 	e.share(a.connID, LevelAsk)

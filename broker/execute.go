@@ -242,17 +242,11 @@ func fitResponse(id string, res any) any {
 	}
 	switch v := res.(type) {
 	case *engines.Result:
-		lo, hi := 0, len(v.Rows) // the largest n that fits is in [lo, hi)
-		for lo < hi {
-			mid := (lo + hi + 1) / 2
+		lo := largestFitting(len(v.Rows), func(n int) bool {
 			c := *v
-			c.Rows = v.Rows[:mid]
-			if fits(&c) {
-				lo = mid
-			} else {
-				hi = mid - 1
-			}
-		}
+			c.Rows = v.Rows[:n]
+			return fits(&c)
+		})
 		c := *v
 		c.Rows = v.Rows[:lo]
 		c.Truncated = true
@@ -260,17 +254,11 @@ func fitResponse(id string, res any) any {
 			return &c
 		}
 	case *docResult:
-		lo, hi := 0, len(v.Text)
-		for lo < hi {
-			mid := (lo + hi + 1) / 2
+		lo := largestFitting(len(v.Text), func(n int) bool {
 			c := *v
-			c.Text = cutUTF8(v.Text, mid)
-			if fits(&c) {
-				lo = mid
-			} else {
-				hi = mid - 1
-			}
-		}
+			c.Text = cutUTF8(v.Text, n)
+			return fits(&c)
+		})
 		c := *v
 		c.Text = cutUTF8(v.Text, lo)
 		c.Length = len(c.Text)

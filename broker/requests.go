@@ -291,5 +291,16 @@ func marshalSize(out any) int {
 	return len(raw) + len(esc) + 1024
 }
 
+// largestFitting returns the largest n in [0, max] for which fits(n)
+// holds, fits being true up to some n and false after it; 0 when none
+// fits. Trimming an answer to the response budget searches with it.
+func largestFitting(max int, fits func(n int) bool) int {
+	n := sort.Search(max+1, func(n int) bool { return !fits(n) }) - 1
+	if n < 0 {
+		return 0
+	}
+	return n
+}
+
 // MaxResponseBytes is the MCP response budget.
 const MaxResponseBytes = 1 << 20

@@ -59,7 +59,10 @@ func checkServerPath(t *testing.T, e *reqEnv, schema, warning string) {
 	}
 }
 
-func TestPostgresSource(t *testing.T) {
+// postgresFixture runs stmts on the server of DBEAST_TEST_POSTGRES_DSN
+// and returns the DSN, or skips the test when the variable is unset.
+func postgresFixture(t *testing.T, stmts ...string) string {
+	t.Helper()
 	dsn := os.Getenv("DBEAST_TEST_POSTGRES_DSN")
 	if dsn == "" {
 		t.Skip("DBEAST_TEST_POSTGRES_DSN is not set")
@@ -70,17 +73,22 @@ func TestPostgresSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{
-		`CREATE SCHEMA IF NOT EXISTS dbeast_brokerreq`,
-		`DROP TABLE IF EXISTS dbeast_brokerreq.brk_items`,
-		`CREATE TABLE dbeast_brokerreq.brk_items (id int PRIMARY KEY, big bigint, price numeric)`,
-		`INSERT INTO dbeast_brokerreq.brk_items VALUES (1, ` + fixBigInt + `, 12345678901234567890.123456789)`,
-	} {
+	defer conn.Close(ctx)
+	for _, s := range stmts {
 		if _, err := conn.Exec(ctx, s); err != nil {
 			t.Fatal(err)
 		}
 	}
-	conn.Close(ctx)
+	return dsn
+}
+
+func TestPostgresSource(t *testing.T) {
+	dsn := postgresFixture(t,
+		`CREATE SCHEMA IF NOT EXISTS dbeast_brokerreq`,
+		`DROP TABLE IF EXISTS dbeast_brokerreq.brk_items`,
+		`CREATE TABLE dbeast_brokerreq.brk_items (id int PRIMARY KEY, big bigint, price numeric)`,
+		`INSERT INTO dbeast_brokerreq.brk_items VALUES (1, `+fixBigInt+`, 12345678901234567890.123456789)`,
+	)
 	checkServerPath(t, serverEnv(t, engines.Postgres, dsn), "dbeast_brokerreq", fullSQLWarning)
 }
 

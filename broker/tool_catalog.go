@@ -128,15 +128,7 @@ func fitCatalog(out *listCatalogOut) {
 			}
 		}
 	}
-	lo, hi := 0, longest-1 // the largest n that fits lies in [lo, hi]
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if size(mid) <= MaxResponseBytes {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
+	lo := largestFitting(max(longest-1, 0), func(n int) bool { return size(n) <= MaxResponseBytes })
 	limit(lo)
 	// The estimate is an upper bound up to escaping details; check it.
 	for lo > 0 && marshalSize(out) > MaxResponseBytes {

@@ -31,9 +31,9 @@ var (
 )
 
 // TestMain creates the fixtures once, holding a server-side GET_LOCK for
-// the whole run so that two runs of this package never share them. It
-// asserts nothing itself: a fixture failure is kept in setupErr, and every
-// live test fails on it through needServer.
+// the whole run so that two runs of this package never share them. A
+// fixture failure is kept in setupErr: every live test fails on it
+// through needServer, and the run fails on it even when no live test ran.
 func TestMain(m *testing.M) {
 	dsn := os.Getenv(dsnVar)
 	if dsn == "" {
@@ -44,6 +44,10 @@ func TestMain(m *testing.M) {
 		setupErr = err
 	}
 	code := m.Run()
+	if setupErr != nil && code == 0 {
+		fmt.Fprintln(os.Stderr, "mysql engine fixtures:", setupErr)
+		code = 1
+	}
 	if release != nil {
 		release()
 	}

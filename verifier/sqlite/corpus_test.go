@@ -20,11 +20,10 @@ func loadCorpus(t testing.TB) []corpus.Case {
 	return cs
 }
 
-func caseInput(c corpus.Case) verifier.Input {
-	return verifier.Input{Dialect: verifier.SQLite, SQL: c.SQL, Mode: verifier.Mode(c.Mode)}
+// corpusCfg is this dialect's corpus run.
+func corpusCfg() corpustest.Config {
+	return corpustest.Config{Dialect: verifier.SQLite, Verify: Verify, MinCases: 200, Update: *update, CorpusDir: "../../corpus/sqlite"}
 }
 
 // TestCorpus runs every case of corpus/sqlite (see corpustest.Run).
-func TestCorpus(t *testing.T) {
-	corpustest.Run(t, corpustest.Config{Dialect: verifier.SQLite, Verify: Verify, MinCases: 200, Update: *update, CorpusDir: "../../corpus/sqlite"})
-}
+func TestCorpus(t *testing.T) { corpustest.Run(t, corpusCfg()) }

@@ -157,7 +157,7 @@ func TestDifferential(t *testing.T) {
 		}
 		c := c
 		t.Run(c.Name(), func(t *testing.T) {
-			v, err := Verify(caseInput(c))
+			v, err := Verify(corpusCfg().Input(c))
 			if err != nil {
 				t.Fatal(err)
 			}
