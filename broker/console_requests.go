@@ -106,7 +106,7 @@ func (b *Broker) Approve(id, scope string) (Status, error) {
 		b.grantLocked(r, scope)
 		r.auth = authSession
 	}
-	b.activity.Add(ActivityEntry{Time: b.cfg.now(), SessionID: r.sessionID, RequestID: r.id, Alias: r.alias, Event: "request_approved", Status: scope, SQL: r.statement})
+	b.record(r.connID, ActivityEntry{Time: b.cfg.now(), SessionID: r.sessionID, RequestID: r.id, Alias: r.alias, Event: "request_approved", Status: scope, SQL: r.statement})
 	b.dispatchLocked()
 	return r.status, nil
 }

@@ -71,7 +71,7 @@ func (b *Broker) startLocked(r *request) {
 	if r.standing {
 		ev = "shared_access"
 	}
-	b.activity.Add(ActivityEntry{Time: b.cfg.now(), SessionID: r.sessionID, RequestID: r.id, Alias: r.alias, Event: ev, Status: string(StatusRunning), SQL: r.statement})
+	b.record(r.connID, ActivityEntry{Time: b.cfg.now(), SessionID: r.sessionID, RequestID: r.id, Alias: r.alias, Event: ev, Status: string(StatusRunning), SQL: r.statement})
 	if r.operation == "read_open_file" {
 		b.completeLocked(r, r.doc.result(), nil)
 		return

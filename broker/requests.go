@@ -168,7 +168,7 @@ func (b *Broker) finishLocked(r *request, st Status, code Code, msg string) {
 		r.cancel()
 	}
 	close(r.done)
-	b.activity.Add(ActivityEntry{Time: r.doneAt, SessionID: r.sessionID, RequestID: r.id, Alias: r.alias, Event: "request_" + string(st), Status: string(code), SQL: r.statement})
+	b.record(r.connID, ActivityEntry{Time: r.doneAt, SessionID: r.sessionID, RequestID: r.id, Alias: r.alias, Event: "request_" + string(st), Status: string(code), SQL: r.statement, Reason: msg})
 }
 
 // revokeLocked takes a request's access away: pending → revoked, running
@@ -193,7 +193,7 @@ func (b *Broker) revokeLocked(r *request) {
 			r.status = StatusRevoked
 		}
 		r.errCode, r.errMsg = CodePermissionDenied, messages[CodePermissionDenied]
-		b.activity.Add(ActivityEntry{Time: b.cfg.now(), SessionID: r.sessionID, RequestID: r.id, Alias: r.alias, Event: "request_" + string(r.status), SQL: r.statement})
+		b.record(r.connID, ActivityEntry{Time: b.cfg.now(), SessionID: r.sessionID, RequestID: r.id, Alias: r.alias, Event: "request_" + string(r.status), Status: string(r.errCode), SQL: r.statement, Reason: r.errMsg})
 	}
 }
 

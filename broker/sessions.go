@@ -106,7 +106,7 @@ func (b *Broker) beginSession(connID, label string) (*Session, string, *ToolErro
 		BegunAt: now, LastUsed: now, tokenHash: hashToken(tok),
 	}
 	b.sessions[s.ID] = s
-	b.activity.Add(ActivityEntry{Time: now, SessionID: s.ID, Event: "session_begun"})
+	b.recordLocked(connID, ActivityEntry{Time: now, SessionID: s.ID, Event: "session_begun"})
 	b.mu.Unlock()
 	b.runEndHooks(ended)
 	return s, tok, nil
@@ -178,7 +178,7 @@ type endedSession struct {
 // outside the lock, through runEndHooks.
 func (b *Broker) removeLocked(s *Session, reason EndReason) endedSession {
 	delete(b.sessions, s.ID)
-	b.activity.Add(ActivityEntry{Time: b.cfg.now(), SessionID: s.ID, Event: "session_ended", Status: string(reason)})
+	b.recordLocked(s.ConnectionID, ActivityEntry{Time: b.cfg.now(), SessionID: s.ID, Event: "session_ended", Status: string(reason)})
 	return endedSession{s, reason}
 }
 

@@ -141,11 +141,12 @@ func refusal(err error, code Code) *ToolError {
 // key, build, authorization, limits, then dispatch. It never waits for a
 // person; a request covered without a prompt may complete before the
 // reply (waiting at most a moment).
-func (b *Broker) submit(ctx context.Context, c Call, tok SessionToken, key RequestKey, fp string, build func(*Session) (*request, *ToolError)) (*requestOut, error) {
+func (b *Broker) submit(ctx context.Context, c Call, tok SessionToken, key RequestKey, fp string, build func(*Session) (*request, *ToolError)) (_ *requestOut, err error) {
 	s, terr := b.session(c.ConnectionID, string(tok))
 	if terr != nil {
 		return nil, terr
 	}
+	defer func() { b.recordRefusal(c.ConnectionID, s.ID, err) }() // refusals and limit errors reach Activity
 	k := strings.ToLower(string(key))
 	b.reqs.mu.Lock()
 	b.sweepRequestsLocked()
@@ -197,7 +198,7 @@ func (b *Broker) submit(ctx context.Context, c Call, tok SessionToken, key Reque
 	}
 	sr.keys[k] = keyEntry{fingerprint: fp, requestID: r.id}
 	b.reqs.reqs[r.id] = r
-	b.activity.Add(ActivityEntry{Time: now, SessionID: s.ID, RequestID: r.id, Alias: r.alias, Event: "request_created", Status: string(StatusPending), SQL: r.statement})
+	b.record(s.ConnectionID, ActivityEntry{Time: now, SessionID: s.ID, RequestID: r.id, Alias: r.alias, Event: "request_created", Status: string(StatusPending), SQL: r.statement})
 	b.dispatchLocked()
 	done := r.done
 	auth := r.auth

@@ -80,6 +80,7 @@ func (b *Broker) toolBeginSession(_ context.Context, c Call, in beginSessionIn) 
 	}
 	s, tok, terr := b.beginSession(c.ConnectionID, label)
 	if terr != nil {
+		b.recordRefusal(c.ConnectionID, "", terr)
 		return nil, terr
 	}
 	return &beginSessionOut{
