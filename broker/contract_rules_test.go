@@ -347,6 +347,9 @@ func TestBeginSessionAnswer(t *testing.T) {
 			t.Errorf("%s: begin_session says %v, the broker enforces %v", k, got[k], v)
 		}
 	}
+	if d := newReqState().opDeadline; d != engines.OperationDeadline {
+		t.Errorf("the broker's operation deadline is %v, begin_session says %v", d, engines.OperationDeadline)
+	}
 	if m["instructions"] != Instructions {
 		t.Fatalf("instructions differ from the server instructions")
 	}
