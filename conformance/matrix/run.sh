@@ -146,14 +146,14 @@ port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 # check runs the contract suite and the conformance slice against one DSN
 # and prints the version's summary line. $1 label, $2 DSN.
 check() {
-  local label=$1 dsn=$2 t0 t1 t2 contract conf version line
+  local label=$1 dsn=$2 t0 t1 t2 contract conf version line skipped
   version=$(psql "$dsn" -XtAc 'SHOW server_version' 2>/dev/null | awk '{print $1}')
   t0=$(date +%s)
   if DBEAST_TEST_POSTGRES_DSN=$dsn go test -count=1 -v ./engines/postgres >"$LOGS/contract-$label.log" 2>&1; then
     contract="pass, $(grep -c '^--- PASS' "$LOGS/contract-$label.log") tests"
-    if grep -q '^--- SKIP' "$LOGS/contract-$label.log"; then
-      contract="$contract, $(grep -c '^--- SKIP' "$LOGS/contract-$label.log") SKIPPED"
-    fi
+    # TestOldServerRefused skips here by design: it runs against 12 only.
+    skipped=$(grep '^--- SKIP' "$LOGS/contract-$label.log" | grep -vc 'TestOldServerRefused' || true)
+    if [ "$skipped" != 0 ]; then contract="$contract, $skipped SKIPPED"; fi
   else
     contract=FAIL
   fi
