@@ -3,7 +3,7 @@ GO ?= go
 BIN := bin/dbeast
 TEST_TIMEOUT ?= 20m
 
-.PHONY: help build demo test vet fmt bench fuzz conformance chromium tray
+.PHONY: help build demo test vet fmt bench fuzz conformance matrix chromium tray
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -37,6 +37,9 @@ conformance: build ## long differential run against the live engines
 	./$(BIN) conformance --engine sqlite --cases $${CASES:-20000}
 	@if [ -n "$$DBEAST_TEST_POSTGRES_DSN" ]; then ./$(BIN) conformance --engine postgres --cases $${CASES:-20000}; fi
 	@if [ -n "$$DBEAST_TEST_MYSQL_DSN" ]; then ./$(BIN) conformance --engine mysql --cases $${CASES:-20000}; fi
+
+matrix: ## PostgreSQL 13-18 without Docker: contract suite + conformance slice per version (conformance/matrix/run.sh)
+	conformance/matrix/run.sh
 
 chromium: ## install Debian's Chromium for the console browser tests
 	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)

@@ -42,6 +42,7 @@ type Postgres struct {
 	conn    *pgx.Conn       // superuser: fixture, checks of accepted reads
 	probe   *pgx.Conn       // pgProbeRole; nil when the role cannot log in
 	version string
+	num     int               // server_version_num
 	procs   map[string]string // pg_catalog function name → "" if i/s, else why not
 }
 
@@ -64,7 +65,7 @@ func OpenPostgres(ctx context.Context, dsn string) (*Postgres, error) {
 		e.Close()
 		return nil, fmt.Errorf("conformance: postgres lock: %w", err)
 	}
-	if err := conn.QueryRow(ctx, "SELECT current_setting('server_version')").Scan(&e.version); err != nil {
+	if err := conn.QueryRow(ctx, "SELECT current_setting('server_version'), current_setting('server_version_num')::int").Scan(&e.version, &e.num); err != nil {
 		e.Close()
 		return nil, fmt.Errorf("conformance: postgres version: %w", err)
 	}
@@ -311,12 +312,13 @@ func (e *Postgres) CheckAccepted(ctx context.Context, original string, v *verifi
 	}
 	// Same rows for the original text.
 	var orig []string
-	oerr := inSavepoint(ctx, tx, func() error {
+	if e.num < pg16Numbers && hasPG16Number(original) {
+		obs.OriginalError = errPre16Number
+	} else if oerr := inSavepoint(ctx, tx, func() error {
 		var err error
 		orig, err = pgRows(ctx, tx, original)
 		return err
-	})
-	if oerr != nil {
+	}); oerr != nil {
 		obs.OriginalError = oerr.Error()
 	}
 	compareRows(obs, norm, orig)

@@ -73,6 +73,9 @@ func open(ctx context.Context, src engines.Source) (*Engine, error) {
 		}
 		return nil, engines.NewError(engines.CodeUnavailable, engines.ReasonConnect, err)
 	}
+	if err := checkServerVersion(ctx, conn); err != nil {
+		return nil, err
+	}
 	return &Engine{conn: conn, pg: conn.PgConn(), readOnly: src.ReadOnly}, nil
 }
 
