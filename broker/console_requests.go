@@ -1,7 +1,9 @@
 package broker
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -41,7 +43,55 @@ type RequestInfo struct {
 var (
 	ErrNotPending = errors.New("broker: the request is no longer waiting for a decision")
 	ErrBadScope   = errors.New("broker: the scope is not one of the request's scopes")
+	ErrNoCatalog  = errors.New("broker: the source's tables cannot be listed now")
 )
+
+// SourceTable is one table the console offers when the person shares
+// tables: listed from the source's catalog and proven eligible (Describe),
+// so the person picks from what an agent could actually be given.
+type SourceTable struct {
+	Schema string `json:"schema"`
+	Name   string `json:"name"`
+	Kind   string `json:"kind"`
+}
+
+// maxSourceTables bounds the tables SourceTables proves (each proof is a
+// catalog query); the person can still type a name not listed.
+const maxSourceTables = 500
+
+// SourceTables lists a source's eligible tables for the sharing page. It
+// connects to the source with the broker's own configuration; an engine
+// failure is ErrNoCatalog (static: engine text never reaches the page).
+func (b *Broker) SourceTables(ctx context.Context, id string) ([]SourceTable, error) {
+	src, _, ok := b.engineSource(id)
+	if !ok {
+		return nil, ErrNotFound
+	}
+	drv := b.cfg.Drivers[src.Kind]
+	if drv == nil {
+		return nil, ErrNoCatalog
+	}
+	eng, err := drv.Open(ctx, src)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNoCatalog, err)
+	}
+	defer eng.Close()
+	ts, err := eng.ListTables(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNoCatalog, err)
+	}
+	out := []SourceTable{}
+	for i, t := range ts {
+		if i == maxSourceTables || ctx.Err() != nil {
+			break
+		}
+		if _, err := eng.Describe(ctx, t.Table); err != nil {
+			continue // not eligible (or gone): not offered
+		}
+		out = append(out, SourceTable{Schema: t.Table.Schema, Name: t.Table.Name, Kind: t.Kind})
+	}
+	return out, nil
+}
 
 // Requests lists stored requests newest first, optionally by status.
 func (b *Broker) Requests(status Status) []RequestInfo {
@@ -154,6 +204,19 @@ func (b *Broker) addRequestRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api/requests/{id}/deny", func(w http.ResponseWriter, r *http.Request) {
 		st, err := b.Deny(r.PathValue("id"))
 		writeDecision(w, r.PathValue("id"), st, err)
+	})
+	mux.HandleFunc("GET /api/sources/{id}/tables", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 20*time.Second)
+		defer cancel()
+		ts, err := b.SourceTables(ctx, r.PathValue("id"))
+		switch {
+		case err == nil:
+			writeJSON(w, http.StatusOK, map[string]any{"tables": ts})
+		case errors.Is(err, ErrNotFound):
+			writeJSON(w, http.StatusNotFound, map[string]string{"error": ErrNotFound.Error()})
+		default:
+			writeJSON(w, http.StatusBadGateway, map[string]string{"error": ErrNoCatalog.Error()})
+		}
 	})
 	mux.HandleFunc("GET /api/documents", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"documents": b.Documents()})
