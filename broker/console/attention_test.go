@@ -125,6 +125,20 @@ func TestConsoleAttention(t *testing.T) {
 		}
 	})
 
+	t.Run("a link naming a request shows its card", func(t *testing.T) {
+		// The tray's Review opens the console at one request.
+		other, _ := ag.submit("query_sql", e.sourceID, "SELECT item FROM main.orders WHERE id = 5")
+		id, _ := ag.submit("query_sql", e.sourceID, "SELECT item FROM main.orders WHERE id = 6")
+		br.do("cards", chromedp.WaitVisible(css(card(other))), chromedp.WaitVisible(css(card(id))),
+			chromedp.Navigate(e.b.ConsoleSignInURL()+"&request="+id),
+			void(chromedp.Poll[bool](`document.activeElement && document.activeElement.getAttribute('data-request-id') === `+jsString(id),
+				chromedp.WithPollingInterval(50*time.Millisecond))))
+		for _, q := range []string{other, id} {
+			e.api("POST", "/api/requests/"+q+"/deny", map[string]any{}, nil)
+		}
+		br.do("cleared", chromedp.WaitVisible(css("#pending-empty")))
+	})
+
 	// A long statement is folded under a summary, so the card stays
 	// short; "Show all" shows it whole. It waits during the screenshots.
 	var lines []string

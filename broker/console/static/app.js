@@ -710,7 +710,8 @@
       pollPending();
       return;
     }
-    if (!card.classList.contains("arming")) for (const b of buttons) b.disabled = b.dataset.action === "confirm-full" && !card.dbeastTyped;
+    // A card that went dead meanwhile (dbeast stopped) stays off.
+    if (cards.has(id) && !card.classList.contains("arming")) for (const b of buttons) b.disabled = b.dataset.action === "confirm-full" && !card.dbeastTyped;
     msg.textContent = errorText(r, action === "allow" ? "Approval failed" : "Deny failed");
   }
 
