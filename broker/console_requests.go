@@ -2,15 +2,19 @@ package broker
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dbeast/dbeast/engines"
+	"github.com/dbeast/dbeast/verifier"
+	"github.com/dbeast/dbeast/verifier/dialect"
 )
 
 // RequestInfo is a request as the console shows it to the person. The
@@ -34,9 +38,14 @@ type RequestInfo struct {
 	OpKind           string    `json:"op_kind"`
 	Statement        string    `json:"statement"`
 	Tables           []string  `json:"tables"`
-	Scopes           []string  `json:"scopes"`
-	Warning          string    `json:"warning"`
-	ErrorCode        Code      `json:"error_code"`
+	// WritesTables names, for full SQL, the table the statement writes
+	// when the verifier can tell (it is also a plain single-table write);
+	// empty when that cannot be known. Shown to the person only: it
+	// grants nothing, and full SQL runs as sent.
+	WritesTables []string `json:"writes_tables,omitempty"`
+	Scopes       []string `json:"scopes"`
+	Warning      string   `json:"warning"`
+	ErrorCode    Code     `json:"error_code"`
 }
 
 // Errors of the request console API.
@@ -99,6 +108,16 @@ func (b *Broker) Requests(status Status) []RequestInfo {
 	for _, c := range b.Connections() {
 		labels[c.ID] = c.Label
 	}
+	out := b.requestsLocked(status, labels)
+	for i := range out {
+		if out[i].OpKind == "full" && out[i].SourceID != "" {
+			out[i].WritesTables = b.writeTargets(engines.Kind(out[i].SourceKind), out[i].SourceID, out[i].Statement)
+		}
+	}
+	return out
+}
+
+func (b *Broker) requestsLocked(status Status, labels map[string]string) []RequestInfo {
 	b.reqs.mu.Lock()
 	defer b.reqs.mu.Unlock()
 	b.sweepRequestsLocked()
@@ -129,6 +148,39 @@ func (b *Broker) Requests(status Status) []RequestInfo {
 		})
 	}
 	return out
+}
+
+// targets caches writeTargets' answers by kind, database and statement
+// (each is a parse); it is emptied when full.
+var targets struct {
+	mu sync.Mutex
+	m  map[[32]byte][]string
+}
+
+const maxTargets = 256
+
+// writeTargets returns the quoted table a full SQL statement writes when
+// it verifies as a single-table write, else nil.
+func (b *Broker) writeTargets(kind engines.Kind, sourceID, stmt string) []string {
+	db := b.databaseOf(sourceID)
+	key := sha256.Sum256([]byte(string(kind) + "\x00" + db + "\x00" + stmt))
+	targets.mu.Lock()
+	t, ok := targets.m[key]
+	targets.mu.Unlock()
+	if ok {
+		return t
+	}
+	v, err := dialect.Verify(verifier.Input{Dialect: kind.Dialect(), SQL: stmt, Mode: verifier.ModeTableWrite, Database: db})
+	if err == nil && v.Target != nil {
+		t = []string{quoteIdent(kind, v.Target.Schema) + "." + quoteIdent(kind, v.Target.Name)}
+	}
+	targets.mu.Lock()
+	if targets.m == nil || len(targets.m) >= maxTargets {
+		targets.m = map[[32]byte][]string{}
+	}
+	targets.m[key] = t
+	targets.mu.Unlock()
+	return t
 }
 
 // Approve lets a pending request run with the scope the person picked:

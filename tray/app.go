@@ -22,7 +22,7 @@ const armDelay = time.Second
 
 // maxDetailLines is how many info lines a request's submenu has (see
 // Details).
-const maxDetailLines = 6 + maxStatementLines // 4 fields, the statement and "…", the age
+const maxDetailLines = 7 + maxStatementLines // 5 fields, the statement and "…", the age
 
 // Run shows the tray icon and blocks until Quit is chosen. It must run on
 // the main goroutine (a macOS rule). log receives what the tray does and

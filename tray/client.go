@@ -51,6 +51,7 @@ type Request struct {
 	OpKind           string    `json:"op_kind"`
 	Statement        string    `json:"statement"`
 	Tables           []string  `json:"tables"`
+	WritesTables     []string  `json:"writes_tables"`
 	Scopes           []string  `json:"scopes"`
 }
 

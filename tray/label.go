@@ -127,7 +127,8 @@ func TablesText(r Request) string {
 
 // Details are the lines a request's submenu and notification show, now
 // being the current time: connection, agent label (not verified),
-// operation, tables, statement start and age.
+// operation, tables, for full SQL the table it writes (when the broker
+// can tell), statement start and age.
 func Details(r Request, now time.Time) []string {
 	op, ok := opNames[r.OpKind]
 	if !ok {
@@ -142,6 +143,13 @@ func Details(r Request, now time.Time) []string {
 		"Agent says it is: " + agent + " (not verified)",
 		"Operation: " + op + " on " + clean(r.Alias, maxItemRunes),
 		"Tables: " + TablesText(r),
+	}
+	if r.OpKind == "full" {
+		w := "cannot be known before it runs"
+		if len(r.WritesTables) > 0 {
+			w = clean(strings.Join(r.WritesTables, ", "), 120)
+		}
+		out = append(out, "Writes: "+w)
 	}
 	for _, l := range StatementLines(r) {
 		out = append(out, "  "+l)

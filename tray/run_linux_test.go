@@ -256,7 +256,8 @@ func TestRunOverDBus(t *testing.T) {
 	invoke(n3, "allow:"+full)
 	const fullItem = "tray test: Shop — full SQL"
 	m = waitMenu(t, menu, "the menu shows the full SQL request", func(m menuView) bool { return m.visibleLabel(fullItem) })
-	if sub := m.sub(fullItem).labels(); slices.Contains(sub, "Allow once") || slices.Contains(sub, "Deny") || !slices.Contains(sub, "Review in console…") {
+	if sub := m.sub(fullItem).labels(); slices.Contains(sub, "Allow once") || slices.Contains(sub, "Deny") || !slices.Contains(sub, "Review in console…") ||
+		!slices.Contains(sub, `Writes: "main"."items"`) {
 		t.Errorf("full SQL submenu %q, want Review only", sub)
 	}
 

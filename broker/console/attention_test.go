@@ -89,6 +89,15 @@ func TestConsoleAttention(t *testing.T) {
 	})
 
 	t.Run("full SQL takes a second step", func(t *testing.T) {
+		// The card names the table a full SQL write writes when that can
+		// be known.
+		upd, _ := ag.submit("request_sql", e.sourceID, "UPDATE main.orders SET item = 'x' WHERE id = 1")
+		br.do("update card", chromedp.WaitVisible(css(card(upd))))
+		if b := value(br, "banner", chromedp.TextContent(css(card(upd)+` .full-banner`))); b != `FULL SQL — may change or delete data. It writes: "main"."orders"` {
+			t.Errorf("banner %q", b)
+		}
+		e.api("POST", "/api/requests/"+upd+"/deny", map[string]any{}, nil)
+		br.do("update gone", chromedp.WaitNotPresent(css(card(upd))), chromedp.WaitNotPresent(css(`[data-gone-id="`+upd+`"]`)))
 		id, _ := ag.submit("request_sql", e.sourceID, "CREATE TABLE main.scratch (a INTEGER)")
 		sel := card(id)
 		br.do("card", chromedp.WaitVisible(css(sel)), armed(id))

@@ -564,11 +564,20 @@
     ])));
     card.appendChild(field("Operation", dataSpan(q.operation)));
     const tables = Array.isArray(q.tables) ? q.tables : [];
+    const writes = Array.isArray(q.writes_tables) ? q.writes_tables : [];
     if (isFull) {
-      card.appendChild(el("p", { cls: "full-banner", text: "FULL SQL — may change or delete data. " +
-        (tables.length ? "It names these tables:" : "The tables it writes cannot be known before it runs.") }));
+      const banner = el("p", { cls: "full-banner" });
+      if (q.op_kind === "full") {
+        banner.textContent = "FULL SQL — may change or delete data. " + (writes.length ? "It writes: " : "The tables it writes cannot be known before it runs.");
+        if (writes.length) appendData(banner, writes.join(", "));
+      } else {
+        banner.textContent = "WRITE — changes rows of: ";
+        appendData(banner, (tables.length ? tables : ["(unknown)"]).join(", "));
+      }
+      card.appendChild(banner);
     }
-    if (tables.length) card.appendChild(field(isFull ? "Tables it names" : "Tables", dataSpan(tables.join(", "))));
+    if (writes.length) card.appendChild(field("Writes", dataSpan(writes.join(", "))));
+    if (tables.length) card.appendChild(field("Tables", dataSpan(tables.join(", "))));
     card.appendChild(field("Session", dataSpan(q.session_id)));
 
     const text = String(q.statement == null ? "" : q.statement);
