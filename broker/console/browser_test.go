@@ -515,7 +515,13 @@ func TestConsoleInBrowser(t *testing.T) {
 			chromedp.WaitReady(css(`#share-conn option[value="`+nc.ID+`"]`)),
 			chromedp.WaitReady(css(`#share-source option[value="`+e.sourceID+`"]`)),
 			choose("#share-conn", nc.ID), choose("#share-source", e.sourceID),
-			chromedp.SendKeys(css("#share-new-schema"), "main"), chromedp.SendKeys(css("#share-new-name"), "orders"),
+			// The table is picked from the source's proven tables.
+			chromedp.Click(css("#share-list-tables")), chromedp.WaitVisible(css("#share-pick")),
+			void(chromedp.Evaluate[bool](`(function(){const s=document.getElementById('share-pick');
+				const o=[...s.options].find(o => o.textContent === 'main.orders'); if (!o) return false;
+				s.value=o.value; s.dispatchEvent(new Event('change')); return true;})()`)),
+			void(chromedp.Poll[bool](`document.getElementById('share-new-name').value === 'orders' && document.getElementById('share-new-schema').value === 'main'`,
+				chromedp.WithPollingInterval(50*time.Millisecond))),
 			choose("#share-new-access", "read_write"), chromedp.Click(css("#share-add-table")),
 			// Sharing writes takes the confirm step.
 			chromedp.Click(css("#share-save")), textIs("#share-save", "Confirm"), textIs("#share-status", "This lets browser-agent change data"))
