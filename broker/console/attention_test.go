@@ -47,7 +47,9 @@ func TestConsoleAttention(t *testing.T) {
 	if _, err := chromedp.Call(br.ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: recordNotifications}); err != nil {
 		t.Fatalf("add script: %v", err)
 	}
-	br.do("open console", chromedp.Navigate(e.b.ConsoleSignInURL()), chromedp.WaitVisible(css("#pending-empty")))
+	// Requests listed by the first poll were waiting when the page opened
+	// and are not announced: wait for it.
+	br.do("open console", chromedp.Navigate(e.b.ConsoleSignInURL()), chromedp.WaitReady(css("#pending-list[data-loaded]")))
 
 	t.Run("a notification when a request arrives", func(t *testing.T) {
 		br.do("opt in", chromedp.Click(css("#notify-toggle")), textIs("#notify-state", "On."))

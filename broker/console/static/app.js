@@ -424,6 +424,7 @@
     setPendingCount(cards.size);
     tickAges();
     if (!firstPoll && fresh.length) announce(fresh);
+    if (firstPoll) list$.setAttribute("data-loaded", ""); // the list is the broker's, not the empty page's
     firstPoll = false;
     if (focusRequest && cards.has(focusRequest)) {
       const card = cards.get(focusRequest);
