@@ -777,7 +777,28 @@
   });
   $("sound-toggle").addEventListener("change", function () { setPref(SOUND_KEY, $("sound-toggle").checked); });
 
+  // At most one notification (and one tone) per NOTIFY_QUIET_MS: requests
+  // that arrive meanwhile are gathered into the next, so an agent sending
+  // many requests makes one alert, not a stream.
+  const NOTIFY_QUIET_MS = 4000;
+  let lastAnnounce = 0;
+  let heldFresh = [];
+  let announceTimer = 0;
   function announce(fresh) {
+    heldFresh = heldFresh.concat(fresh);
+    const wait = lastAnnounce + NOTIFY_QUIET_MS - Date.now();
+    if (wait > 0) {
+      if (!announceTimer) announceTimer = setTimeout(function () { announceTimer = 0; announce([]); }, wait);
+      return;
+    }
+    const still = heldFresh.filter(function (q) { return cards.has(String(q.id)); });
+    heldFresh = [];
+    if (!still.length) return;
+    lastAnnounce = Date.now();
+    alertNow(still);
+  }
+
+  function alertNow(fresh) {
     if (pref(SOUND_KEY)) beep();
     if (typeof Notification !== "function" || Notification.permission !== "granted" || !pref(NOTIFY_KEY)) return;
     let title, body;
