@@ -26,7 +26,9 @@
 // no cgo, no GTK) and on macOS uses Cocoa through cgo. Notifications go
 // to org.freedesktop.Notifications over D-Bus (Linux and other unixes)
 // and to the macOS notification center through osascript (no buttons
-// there). macOS code is only type-checked here (GOOS=darwin
-// CGO_ENABLED=0 in .ci/run, with ui_nocgo_darwin.go standing in for
-// systray); it has never run on a Mac.
+// there). macOS code is only type-checked here, never built with Apple's
+// toolchain nor run on a Mac: .ci/run runs internal/darwincheck (the
+// module for darwin/arm64 with cgo on and C faked, so the Cocoa side of
+// systray and the Keychain store are checked) and a GOOS=darwin
+// CGO_ENABLED=0 build, where ui_nocgo_darwin.go stands in for systray.
 package tray
