@@ -1,14 +1,20 @@
 package broker
 
 import (
+	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dbeast/dbeast/engines"
+	"github.com/dbeast/dbeast/verifier"
+	"github.com/dbeast/dbeast/verifier/dialect"
 )
 
 // RequestInfo is a request as the console shows it to the person. The
@@ -32,16 +38,69 @@ type RequestInfo struct {
 	OpKind           string    `json:"op_kind"`
 	Statement        string    `json:"statement"`
 	Tables           []string  `json:"tables"`
-	Scopes           []string  `json:"scopes"`
-	Warning          string    `json:"warning"`
-	ErrorCode        Code      `json:"error_code"`
+	// WritesTables names, for full SQL, the table the statement writes
+	// when the verifier can tell (it is also a plain single-table write);
+	// empty when that cannot be known. Shown to the person only: it
+	// grants nothing, and full SQL runs as sent.
+	WritesTables []string `json:"writes_tables,omitempty"`
+	Scopes       []string `json:"scopes"`
+	Warning      string   `json:"warning"`
+	ErrorCode    Code     `json:"error_code"`
 }
 
 // Errors of the request console API.
 var (
 	ErrNotPending = errors.New("broker: the request is no longer waiting for a decision")
 	ErrBadScope   = errors.New("broker: the scope is not one of the request's scopes")
+	ErrNoCatalog  = errors.New("broker: the source's tables cannot be listed now")
 )
+
+// SourceTable is one table the console offers when the person shares
+// tables: listed from the source's catalog and proven eligible (Describe),
+// so the person picks from what an agent could actually be given.
+type SourceTable struct {
+	Schema string `json:"schema"`
+	Name   string `json:"name"`
+	Kind   string `json:"kind"`
+}
+
+// maxSourceTables bounds the tables SourceTables proves (each proof is a
+// catalog query); the person can still type a name not listed.
+const maxSourceTables = 500
+
+// SourceTables lists a source's eligible tables for the sharing page. It
+// connects to the source with the broker's own configuration; an engine
+// failure is ErrNoCatalog (static: engine text never reaches the page).
+func (b *Broker) SourceTables(ctx context.Context, id string) ([]SourceTable, error) {
+	src, _, ok := b.engineSource(id)
+	if !ok {
+		return nil, ErrNotFound
+	}
+	drv := b.cfg.Drivers[src.Kind]
+	if drv == nil {
+		return nil, ErrNoCatalog
+	}
+	eng, err := drv.Open(ctx, src)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNoCatalog, err)
+	}
+	defer eng.Close()
+	ts, err := eng.ListTables(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNoCatalog, err)
+	}
+	out := []SourceTable{}
+	for i, t := range ts {
+		if i == maxSourceTables || ctx.Err() != nil {
+			break
+		}
+		if _, err := eng.Describe(ctx, t.Table); err != nil {
+			continue // not eligible (or gone): not offered
+		}
+		out = append(out, SourceTable{Schema: t.Table.Schema, Name: t.Table.Name, Kind: t.Kind})
+	}
+	return out, nil
+}
 
 // Requests lists stored requests newest first, optionally by status.
 func (b *Broker) Requests(status Status) []RequestInfo {
@@ -49,6 +108,16 @@ func (b *Broker) Requests(status Status) []RequestInfo {
 	for _, c := range b.Connections() {
 		labels[c.ID] = c.Label
 	}
+	out := b.requestsLocked(status, labels)
+	for i := range out {
+		if out[i].OpKind == "full" && out[i].SourceID != "" {
+			out[i].WritesTables = b.writeTargets(engines.Kind(out[i].SourceKind), out[i].SourceID, out[i].Statement)
+		}
+	}
+	return out
+}
+
+func (b *Broker) requestsLocked(status Status, labels map[string]string) []RequestInfo {
 	b.reqs.mu.Lock()
 	defer b.reqs.mu.Unlock()
 	b.sweepRequestsLocked()
@@ -79,6 +148,39 @@ func (b *Broker) Requests(status Status) []RequestInfo {
 		})
 	}
 	return out
+}
+
+// targets caches writeTargets' answers by kind, database and statement
+// (each is a parse); it is emptied when full.
+var targets struct {
+	mu sync.Mutex
+	m  map[[32]byte][]string
+}
+
+const maxTargets = 256
+
+// writeTargets returns the quoted table a full SQL statement writes when
+// it verifies as a single-table write, else nil.
+func (b *Broker) writeTargets(kind engines.Kind, sourceID, stmt string) []string {
+	db := b.databaseOf(sourceID)
+	key := sha256.Sum256([]byte(string(kind) + "\x00" + db + "\x00" + stmt))
+	targets.mu.Lock()
+	t, ok := targets.m[key]
+	targets.mu.Unlock()
+	if ok {
+		return t
+	}
+	v, err := dialect.Verify(verifier.Input{Dialect: kind.Dialect(), SQL: stmt, Mode: verifier.ModeTableWrite, Database: db})
+	if err == nil && v.Target != nil {
+		t = []string{quoteIdent(kind, v.Target.Schema) + "." + quoteIdent(kind, v.Target.Name)}
+	}
+	targets.mu.Lock()
+	if targets.m == nil || len(targets.m) >= maxTargets {
+		targets.m = map[[32]byte][]string{}
+	}
+	targets.m[key] = t
+	targets.mu.Unlock()
+	return t
 }
 
 // Approve lets a pending request run with the scope the person picked:
@@ -154,6 +256,19 @@ func (b *Broker) addRequestRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api/requests/{id}/deny", func(w http.ResponseWriter, r *http.Request) {
 		st, err := b.Deny(r.PathValue("id"))
 		writeDecision(w, r.PathValue("id"), st, err)
+	})
+	mux.HandleFunc("GET /api/sources/{id}/tables", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 20*time.Second)
+		defer cancel()
+		ts, err := b.SourceTables(ctx, r.PathValue("id"))
+		switch {
+		case err == nil:
+			writeJSON(w, http.StatusOK, map[string]any{"tables": ts})
+		case errors.Is(err, ErrNotFound):
+			writeJSON(w, http.StatusNotFound, map[string]string{"error": ErrNotFound.Error()})
+		default:
+			writeJSON(w, http.StatusBadGateway, map[string]string{"error": ErrNoCatalog.Error()})
+		}
 	})
 	mux.HandleFunc("GET /api/documents", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"documents": b.Documents()})

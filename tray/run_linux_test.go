@@ -7,11 +7,15 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -27,12 +31,14 @@ import (
 	"github.com/dbeast/dbeast/engines/sqlite"
 )
 
-// TestRunOverDBus runs the real tray (Run, onReady and fyne.io/systray's
-// D-Bus StatusNotifierItem) against a real broker, on a private session
-// bus, and plays the desktop's part over D-Bus: a StatusNotifierWatcher
-// the tray registers with, then a host that reads the item's properties
-// and menu layout and sends clicks. systray keeps process-wide state and
-// runs once per process, so this is the package's only Run test.
+// TestRunOverDBus runs the real tray (Run, onReady, its notifier and
+// fyne.io/systray's D-Bus StatusNotifierItem) against a real broker, on a
+// private session bus, and plays the desktop's part over D-Bus: a
+// StatusNotifierWatcher the tray registers with, a host that reads the
+// item's properties and menu layout and sends clicks, and the
+// org.freedesktop.Notifications service that shows notifications and
+// sends the person's actions. systray keeps process-wide state and runs
+// once per process, so this is the package's only Run test.
 func TestRunOverDBus(t *testing.T) {
 	if trayRan {
 		t.Skip("fyne.io/systray can run only once per process (-count > 1)")
@@ -40,7 +46,8 @@ func TestRunOverDBus(t *testing.T) {
 	addr := startSessionBus(t)
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
 
-	// The desktop side: a watcher that learns the item's bus name.
+	// The desktop side: a watcher that learns the item's bus name and a
+	// notification service.
 	host, err := dbus.Connect(addr)
 	if err != nil {
 		t.Fatalf("host connect: %v", err)
@@ -53,9 +60,23 @@ func TestRunOverDBus(t *testing.T) {
 	if rep, err := host.RequestName("org.kde.StatusNotifierWatcher", dbus.NameFlagDoNotQueue); err != nil || rep != dbus.RequestNameReplyPrimaryOwner {
 		t.Fatalf("watcher name: %v, %v", rep, err)
 	}
+	ns := &noteServer{notes: make(chan shownNote, 16)}
+	if err := host.Export(ns, notifyPath, notifyIface); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := host.RequestName(notifyName, dbus.NameFlagDoNotQueue); err != nil || rep != dbus.RequestNameReplyPrimaryOwner {
+		t.Fatalf("notification service name: %v, %v", rep, err)
+	}
+	invoke := func(n shownNote, key string) {
+		t.Helper()
+		if err := host.Emit(notifyPath, notifyIface+".ActionInvoked", n.id, key); err != nil {
+			t.Fatalf("ActionInvoked: %v", err)
+		}
+	}
 
 	// The broker with one SQLite source, one agent and one pending read.
-	b, c := startBroker(t)
+	env := startBroker(t)
+	b, c := env.b, env.c
 	ag := newAgent(t, b)
 	reqID := ag.pendingRead(t)
 
@@ -66,7 +87,9 @@ func TestRunOverDBus(t *testing.T) {
 	trayRan = true
 	done := make(chan struct{})
 	go func() {
-		Run(c, nil)
+		if err := Run(c, slog.New(slog.NewTextHandler(testWriter{t}, nil))); err != nil {
+			t.Errorf("Run: %v", err)
+		}
 		close(done)
 	}()
 	t.Cleanup(func() {
@@ -87,12 +110,15 @@ func TestRunOverDBus(t *testing.T) {
 	}
 	item := host.Object(service, "/StatusNotifierItem")
 
-	// The item points at its menu; the menu shows the pending request.
+	// The item points at its menu; the menu shows the pending request
+	// under the person-named connection, with its details in a submenu.
 	menuPath := prop[dbus.ObjectPath](t, item, "org.kde.StatusNotifierItem.Menu")
 	menu := host.Object(service, menuPath)
 	_, tipWant := Summary(1)
+	const readItem = "tray test: Shop — read"
 	m := waitMenu(t, menu, "header shows the pending request", func(m menuView) bool {
-		return m.visibleLabel(tipWant) && m.visibleLabel("Shop — read")
+		// (systray answers the first GetLayout one level deep)
+		return m.visibleLabel(tipWant) && m.visibleLabel(readItem) && len(m.sub(readItem)) > 0
 	})
 	if got := prop[string](t, item, "org.kde.StatusNotifierItem.Title"); got != "1" {
 		t.Errorf("Title = %q, want %q", got, "1")
@@ -119,45 +145,141 @@ func TestRunOverDBus(t *testing.T) {
 	if got := m.visibleItems(); len(got) != 1 {
 		t.Errorf("request slots shown: %q, want exactly one", got)
 	}
+	sub := m.sub(readItem).labels()
+	for _, want := range []string{"Connection: tray test", "Agent says it is: tray test (not verified)", "Operation: read on Shop",
+		`Tables: "main"."items"`, `  SELECT "id", "name" FROM "main"."items"`, "Allow once", "Deny", "Review in console…"} {
+		if !slices.Contains(sub, want) {
+			t.Errorf("submenu %q lacks %q", sub, want)
+		}
+	}
+	if !slices.ContainsFunc(sub, func(l string) bool { return strings.HasPrefix(l, "Waiting ") && strings.Contains(l, "left to decide") }) {
+		t.Errorf("submenu %q shows no age and time left", sub)
+	}
 
 	// Every action is a com.canonical.dbusmenu.Event "clicked", as a
 	// desktop sends it.
+	clickID := func(id int32, label string) {
+		t.Helper()
+		call := menu.Call("com.canonical.dbusmenu.Event", 0, id, "clicked", dbus.MakeVariant(""), uint32(time.Now().Unix()))
+		if call.Err != nil {
+			t.Fatalf("click %q: %v", label, call.Err)
+		}
+	}
 	click := func(label string) {
 		t.Helper()
 		id, ok := m.id(label)
 		if !ok {
 			t.Fatalf("no menu item %q in %q", label, m.labels())
 		}
-		call := menu.Call("com.canonical.dbusmenu.Event", 0, id, "clicked", dbus.MakeVariant(""), uint32(time.Now().Unix()))
-		if call.Err != nil {
-			t.Fatalf("click %q: %v", label, call.Err)
+		clickID(id, label)
+	}
+	clickSub := func(parent, label string) {
+		t.Helper()
+		id, ok := m.sub(parent).id(label)
+		if !ok {
+			t.Fatalf("no menu item %q under %q", label, parent)
 		}
+		clickID(id, label)
 	}
 
-	// Open console and a request slot open the console page with a fresh
-	// one-time sign-in code in the fragment (never the token), without
-	// starting a browser.
+	// The waiting read raised one notification naming the connection, the
+	// operation, the tables and the statement, with Review, Allow once
+	// and Deny.
+	n1 := ns.wait(t, "the notification of the first read")
+	if !strings.Contains(n1.summary, "tray test") || !strings.Contains(n1.summary, "read") ||
+		!strings.Contains(n1.body, `"main"."items"`) || !strings.Contains(n1.body, `SELECT "id", "name" FROM "main"."items"`) ||
+		!strings.Contains(n1.body, "not verified") {
+		t.Errorf("notification = %q / %q", n1.summary, n1.body)
+	}
+	if want := []string{"review:" + reqID, "allow:" + reqID, "deny:" + reqID}; !slices.Equal(n1.keys(), want) {
+		t.Errorf("notification actions %q, want %q", n1.keys(), want)
+	}
+	if !slices.Contains(n1.actions, "Allow once") || n1.timeout != 0 {
+		t.Errorf("notification actions %q, timeout %d", n1.actions, n1.timeout)
+	}
+
+	// Open console and a request's Review open the console page with a
+	// fresh one-time sign-in code in the fragment (never the token),
+	// without starting a browser; Review names the request.
 	seen := map[string]bool{}
-	for _, label := range []string{"Open console", "Shop — read"} {
-		click(label)
+	for _, what := range []string{"Open console", "Review in console…"} {
+		if what == "Open console" {
+			click(what)
+		} else {
+			clickSub(readItem, what)
+		}
 		select {
 		case u := <-opened:
 			if !strings.HasPrefix(u, b.ConsoleURL()+"#code=dbo_") || strings.Contains(u, b.ConsoleToken()) || seen[u] {
-				t.Errorf("%s opened %q, want a new sign-in link", label, u)
+				t.Errorf("%s opened %q, want a new sign-in link", what, u)
+			}
+			if what != "Open console" && !strings.HasSuffix(u, "&request="+reqID) {
+				t.Errorf("%s opened %q, want it to name the request", what, u)
 			}
 			seen[u] = true
 		case <-time.After(5 * time.Second):
-			t.Fatalf("%s opened nothing", label)
+			t.Fatalf("%s opened nothing", what)
 		}
 	}
 
+	// An ActionInvoked from a bus name other than the service's is not
+	// the person: it decides nothing.
+	spoof, err := dbus.Connect(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spoof.Close()
+	if err := spoof.Emit(notifyPath, notifyIface+".ActionInvoked", n1.id, "allow:"+reqID); err != nil {
+		t.Fatal(err)
+	}
+	// "Allow once" from the notification runs the read once.
+	invoke(n1, "allow:"+reqID)
+	waitFor(t, "the read is allowed from the notification", func() bool { return ag.status(t, reqID) == "completed" })
+
+	// A second read (a new burst, after the quiet time): Deny from its
+	// notification refuses it.
+	read2 := ag.ask(t, "query_sql", map[string]any{"source_id": shopID, "sql": "select name from main.items"})
+	n2 := ns.wait(t, "the notification of the second read")
+	if !slices.Contains(n2.keys(), "deny:"+read2) || n2.replaces != n1.id {
+		t.Errorf("second notification: keys %q, replaces %d (want %d)", n2.keys(), n2.replaces, n1.id)
+	}
+	invoke(n2, "deny:"+read2)
+	waitFor(t, "the read is denied from the notification", func() bool { return ag.status(t, read2) == "denied" })
+
+	// Full SQL offers only Review: in the notification and in the menu.
+	full := ag.ask(t, "request_sql", map[string]any{"source_id": shopID, "sql": "update main.items set name = 'x' where id = 1"})
+	n3 := ns.wait(t, "the notification of the full SQL request")
+	if want := []string{"review:" + full}; !slices.Equal(n3.keys(), want) || !strings.Contains(n3.summary, "full SQL") {
+		t.Errorf("full SQL notification: %q, actions %q; want only %q", n3.summary, n3.keys(), want)
+	}
+	// Even a forged "allow" key for it is refused by the tray.
+	invoke(n3, "allow:"+full)
+	const fullItem = "tray test: Shop — full SQL"
+	m = waitMenu(t, menu, "the menu shows the full SQL request", func(m menuView) bool { return m.visibleLabel(fullItem) })
+	if sub := m.sub(fullItem).labels(); slices.Contains(sub, "Allow once") || slices.Contains(sub, "Deny") || !slices.Contains(sub, "Review in console…") ||
+		!slices.Contains(sub, `Writes: "main"."items"`) {
+		t.Errorf("full SQL submenu %q, want Review only", sub)
+	}
+
+	// Deny from the menu (the item had its place for armDelay).
+	read3 := ag.ask(t, "query_sql", map[string]any{"source_id": shopID, "sql": "select id from main.items"})
+	const read3Item = "tray test: Shop — read"
+	m = waitMenu(t, menu, "the menu shows the third read", func(m menuView) bool { return m.visibleLabel(read3Item) })
+	time.Sleep(armDelay + 100*time.Millisecond)
+	clickSub(read3Item, "Deny")
+	waitFor(t, "the read is denied from the menu", func() bool { return ag.status(t, read3) == "denied" })
+	if st := ag.status(t, full); st != "pending" {
+		t.Errorf("full SQL request is %q after a forged allow, want pending", st)
+	}
+
 	// Stop all ends the agent's session.
+	m = getMenu(t, menu)
 	click("Stop all")
 	waitFor(t, "the agent's session ends", func() bool {
 		return ag.code(t, "get_request", map[string]any{"request_id": reqID}) == "session_expired"
 	})
-	waitMenu(t, menu, "the menu drops the request", func(m menuView) bool {
-		return !m.visibleLabel("Shop — read") && m.visibleLabel("dbeast: nothing to approve")
+	m = waitMenu(t, menu, "the menu drops the request", func(m menuView) bool {
+		return !m.visibleLabel(fullItem) && m.visibleLabel("dbeast: nothing to approve")
 	})
 	if n := len(b.Requests(broker.StatusPending)); n != 0 {
 		t.Errorf("%d requests still pending after Stop all", n)
@@ -169,6 +291,19 @@ func TestRunOverDBus(t *testing.T) {
 	click("Start server")
 	waitFor(t, "the server starts", func() bool { return b.ServerStatus().Running })
 
+	// The broker restarts (a new console token in the token file): the
+	// tray says it cannot reach it while it is down, then follows.
+	b.Close()
+	waitMenu(t, menu, "the menu says why", func(m menuView) bool {
+		return m.visibleLabel("Console not reachable: is dbeast serve running?")
+	})
+	b = env.restart(t)
+	ag = newAgent(t, b)
+	ag.ask(t, "query_sql", map[string]any{"source_id": shopID, "sql": "select id from main.items"})
+	m = waitMenu(t, menu, "the tray follows the restarted broker", func(m menuView) bool {
+		return m.visibleLabel(tipWant) && m.visibleLabel(readItem)
+	})
+
 	// Quit ends Run.
 	click("Quit")
 	select {
@@ -176,6 +311,64 @@ func TestRunOverDBus(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Run did not return after Quit")
 	}
+}
+
+// noteServer plays org.freedesktop.Notifications: it hands on every
+// notification shown.
+type noteServer struct {
+	mu    sync.Mutex
+	next  uint32
+	notes chan shownNote
+}
+
+type shownNote struct {
+	id, replaces  uint32
+	summary, body string
+	actions       []string // key, label, key, label, …
+	timeout       int32
+}
+
+func (n shownNote) keys() []string {
+	var out []string
+	for i := 0; i+1 < len(n.actions); i += 2 {
+		out = append(out, n.actions[i])
+	}
+	return out
+}
+
+func (s *noteServer) Notify(app string, replaces uint32, icon, summary, body string, actions []string, hints map[string]dbus.Variant, timeout int32) (uint32, *dbus.Error) {
+	s.mu.Lock()
+	id := replaces
+	if id == 0 {
+		s.next++
+		id = s.next
+	}
+	s.mu.Unlock()
+	s.notes <- shownNote{id: id, replaces: replaces, summary: summary, body: body, actions: actions, timeout: timeout}
+	return id, nil
+}
+
+func (s *noteServer) GetCapabilities() ([]string, *dbus.Error) {
+	return []string{"actions", "body"}, nil
+}
+
+func (s *noteServer) wait(t *testing.T, what string) shownNote {
+	t.Helper()
+	select {
+	case n := <-s.notes:
+		return n
+	case <-time.After(notifyQuiet + 3*pollEvery + 2*time.Second):
+		t.Fatalf("no notification: %s", what)
+	}
+	return shownNote{}
+}
+
+// testWriter sends the tray's log to the test log.
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
 }
 
 // trayRan is set once Run was started: systray closes its quit channel
@@ -250,10 +443,11 @@ func prop[T any](t *testing.T, obj dbus.BusObject, name string) T {
 
 // menuEntry is one top-level menu item as GetLayout returns it.
 type menuEntry struct {
-	id      int32
-	label   string
-	visible bool
-	sep     bool
+	id       int32
+	label    string
+	visible  bool
+	sep      bool
+	children menuView
 }
 
 type menuView []menuEntry
@@ -268,6 +462,16 @@ func (m menuView) id(label string) (int32, bool) {
 }
 
 func (m menuView) visibleLabel(label string) bool { _, ok := m.id(label); return ok }
+
+// sub is the submenu of the visible top-level item label.
+func (m menuView) sub(label string) menuView {
+	for _, e := range m {
+		if e.label == label && e.visible {
+			return e.children
+		}
+	}
+	return nil
+}
 
 func (m menuView) labels() []string {
 	var out []string
@@ -298,21 +502,24 @@ func (m menuView) visibleItems() []string {
 func getMenu(t *testing.T, menu dbus.BusObject) menuView {
 	t.Helper()
 	var rev uint32
-	var root struct {
-		ID       int32
-		Props    map[string]dbus.Variant
-		Children []dbus.Variant
-	}
+	var root layoutNode
 	if err := menu.Call("com.canonical.dbusmenu.GetLayout", 0, int32(0), int32(-1), []string{}).Store(&rev, &root); err != nil {
 		t.Fatalf("GetLayout: %v", err)
 	}
+	return children(t, root.Children)
+}
+
+type layoutNode struct {
+	ID       int32
+	Props    map[string]dbus.Variant
+	Children []dbus.Variant
+}
+
+func children(t *testing.T, list []dbus.Variant) menuView {
+	t.Helper()
 	var out menuView
-	for _, ch := range root.Children {
-		var e struct {
-			ID       int32
-			Props    map[string]dbus.Variant
-			Children []dbus.Variant
-		}
+	for _, ch := range list {
+		var e layoutNode
 		if err := dbus.Store([]any{ch.Value()}, &e); err != nil {
 			t.Fatalf("GetLayout child: %v", err)
 		}
@@ -326,6 +533,7 @@ func getMenu(t *testing.T, menu dbus.BusObject) menuView {
 		if v, ok := e.Props["type"]; ok {
 			me.sep = v.Value() == "separator"
 		}
+		me.children = children(t, e.Children)
 		out = append(out, me)
 	}
 	return out
@@ -351,30 +559,27 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 	}
 }
 
+// brokerEnv is a broker started by startBroker, and what a restart needs.
+type brokerEnv struct {
+	b         *broker.Broker
+	c         *Client
+	state     string
+	tokenFile string
+	console   string // host:port of the console listener
+}
+
 // startBroker starts a broker with the real SQLite driver and one source
 // aliased "Shop", and a tray client with its console token.
-func startBroker(t *testing.T) (*broker.Broker, *Client) {
+func startBroker(t *testing.T) *brokerEnv {
 	t.Helper()
 	dir := t.TempDir()
-	b, err := broker.New(broker.Config{
-		StateDir: filepath.Join(dir, "state"), Listen: "127.0.0.1:0", Console: "127.0.0.1:0",
-		Drivers: map[engines.Kind]engines.Driver{engines.SQLite: sqlite.Driver{}},
-	})
+	env := &brokerEnv{state: filepath.Join(dir, "state"), tokenFile: filepath.Join(dir, "token"), console: "127.0.0.1:0"}
+	b := env.start(t)
+	c, err := NewClient(b.ConsoleURL(), env.tokenFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	tokenFile := filepath.Join(dir, "token")
-	if err := os.WriteFile(tokenFile, []byte(b.ConsoleToken()+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	c, err := NewClient(b.ConsoleURL(), tokenFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	env.c = c
 
 	dbPath := filepath.Join(dir, "shop.db")
 	db, err := sql.Open("sqlite", dbPath)
@@ -388,7 +593,42 @@ func startBroker(t *testing.T) (*broker.Broker, *Client) {
 	var src map[string]string
 	consoleCall(t, b, "POST", "/api/sources", map[string]any{"kind": "sqlite", "path": dbPath, "alias": "Shop"}, &src, http.StatusCreated)
 	shopID = src["source_id"]
-	return b, c
+	return env
+}
+
+// start starts a broker on env's state and console address and writes
+// its console token to the token file, as dbeast serve does.
+func (env *brokerEnv) start(t *testing.T) *broker.Broker {
+	t.Helper()
+	b, err := broker.New(broker.Config{
+		StateDir: env.state, Listen: "127.0.0.1:0", Console: env.console,
+		Drivers: map[engines.Kind]engines.Driver{engines.SQLite: sqlite.Driver{}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	if err := os.WriteFile(env.tokenFile, []byte(b.ConsoleToken()+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env.b = b
+	env.console = strings.TrimSuffix(strings.TrimPrefix(b.ConsoleURL(), "http://"), "/")
+	return b
+}
+
+// restart starts a new broker on the same state and console address
+// (the old one must be closed); its console token is a new one.
+func (env *brokerEnv) restart(t *testing.T) *broker.Broker {
+	t.Helper()
+	old := env.b.ConsoleToken()
+	b := env.start(t)
+	if b.ConsoleToken() == old {
+		t.Fatal("the restarted broker kept its console token")
+	}
+	return b
 }
 
 // shopID is the source the agent reads from (set by startBroker).
@@ -463,6 +703,29 @@ func (a *agent) code(t *testing.T, tool string, args map[string]any) string {
 	e, _ := a.call(t, tool, args)["error"].(map[string]any)
 	c, _ := e["code"].(string)
 	return c
+}
+
+// ask makes a request that waits for the person and returns its id.
+func (a *agent) ask(t *testing.T, tool string, args map[string]any) string {
+	t.Helper()
+	keys++
+	args["request_key"] = fmt.Sprintf("6f1c3a52-0b7e-4c1d-9a2f-%012d", keys)
+	m := a.call(t, tool, args)
+	id, _ := m["request_id"].(string)
+	if m["status"] != "pending" || id == "" {
+		t.Fatalf("%s = %v, want pending", tool, m)
+	}
+	return id
+}
+
+// keys numbers request keys.
+var keys int
+
+// status is a request's status as the agent sees it.
+func (a *agent) status(t *testing.T, id string) string {
+	t.Helper()
+	st, _ := a.call(t, "get_request", map[string]any{"request_id": id})["status"].(string)
+	return st
 }
 
 // pendingRead asks for a read that waits for the person and returns its id.

@@ -8,8 +8,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestItemText(t *testing.T) {
@@ -148,5 +150,86 @@ func TestSignInURLRefusesForeignLinks(t *testing.T) {
 		if err != nil && !errors.Is(err, ErrConsole) {
 			t.Errorf("answer %q: error %v is not ErrConsole", tt.url, err)
 		}
+	}
+}
+
+func TestDecidable(t *testing.T) {
+	once := []string{"once", "table", "source"}
+	cases := []struct {
+		name string
+		r    Request
+		want bool
+	}{
+		{"read once", Request{OpKind: "read", Scopes: once}, true},
+		{"metadata once", Request{OpKind: "metadata", Scopes: []string{"once", "source"}}, true},
+		{"document once", Request{OpKind: "document", Scopes: []string{"once", "document"}}, true},
+		{"full SQL", Request{OpKind: "full", Scopes: []string{"once", "full_sql"}}, false},
+		{"table write", Request{OpKind: "update", Scopes: []string{"once"}}, false},
+		{"read without once", Request{OpKind: "read", Scopes: []string{"source"}}, false},
+		{"unknown kind", Request{OpKind: "READ", Scopes: once}, false},
+	}
+	for _, c := range cases {
+		if got := Decidable(c.r); got != c.want {
+			t.Errorf("%s: Decidable = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestCoalescer: one notification per burst, at most one per notifyQuiet,
+// requests gone before their turn are not announced, and only a lone
+// one-time read gets Allow once and Deny.
+func TestCoalescer(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	read := func(id string) Request {
+		return Request{ID: id, OpKind: "read", Scopes: []string{"once"}, ConnectionLabel: "Laptop", Alias: "Shop", Statement: "SELECT 1\nFROM t", CreatedAt: t0}
+	}
+	full := Request{ID: "req_full", OpKind: "full", Scopes: []string{"once", "full_sql"}, ConnectionLabel: "Laptop", Statement: "DROP TABLE t", CreatedAt: t0}
+	var c coalescer
+	steps := []struct {
+		at      time.Duration
+		pending []Request
+		want    bool
+		keys    []string
+	}{
+		{0, []Request{read("req_a")}, true, []string{"review:req_a", "allow:req_a", "deny:req_a"}},
+		{time.Second, []Request{read("req_a")}, false, nil},                                      // nothing new
+		{2 * time.Second, []Request{read("req_a"), read("req_b")}, false, nil},                   // new, but too soon
+		{3 * time.Second, []Request{read("req_a")}, false, nil},                                  // req_b gone before its turn
+		{5 * time.Second, []Request{read("req_a")}, false, nil},                                  // so nothing to say
+		{6 * time.Second, []Request{full}, true, []string{"review:req_full"}},                    // full SQL: Review only
+		{11 * time.Second, []Request{read("c"), read("d"), read("e")}, true, []string{"review"}}, // a burst: one note
+		{12 * time.Second, []Request{read("c"), read("d"), read("e"), read("f")}, false, nil},
+		{16 * time.Second, []Request{read("c"), read("d"), read("e"), read("f")}, true, []string{"review:f", "allow:f", "deny:f"}},
+	}
+	for i, s := range steps {
+		n, ok := c.next(s.pending, t0.Add(s.at))
+		var keys []string
+		for _, a := range n.Actions {
+			keys = append(keys, a.Key)
+		}
+		if ok != s.want || !slices.Equal(keys, s.keys) {
+			t.Fatalf("step %d: note %v (%v), keys %q; want %v, %q", i, ok, n.Summary, keys, s.want, s.keys)
+		}
+	}
+}
+
+func TestDetails(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	r := Request{
+		ConnectionLabel: "Work\u202eLaptop", ClientLabel: "", OpKind: "read", Alias: "Shop",
+		Tables:    []string{`"main"."a"`, `"main"."b"`, `"main"."c"`, `"main"."d"`, `"main"."e"`},
+		Statement: "\n  SELECT a\n\n FROM b\nWHERE c\nAND d\n", CreatedAt: t0, DecisionDeadline: t0.Add(5 * time.Minute),
+	}
+	got := Details(r, t0.Add(75*time.Second))
+	want := []string{
+		"Connection: Work\uFFFDLaptop",
+		"Agent says it is: (none) (not verified)",
+		"Operation: read on Shop",
+		`Tables: "main"."a", "main"."b", "main"."c", "main"."d" and 1 more`,
+		"  SELECT a", "  FROM b", "  WHERE c", "  …",
+		"Waiting 1 min, 3 min left to decide",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Details =\n%q\nwant\n%q", got, want)
 	}
 }

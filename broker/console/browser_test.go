@@ -3,6 +3,7 @@ package console_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -333,7 +334,8 @@ func TestConsoleInBrowser(t *testing.T) {
 			t.Fatalf("grant shown as %q", text)
 		}
 		br.screenshot("console-sessions-grants.png")
-		br.do("revoke", chromedp.Click(css(row+` div.grant button`)), textIs("#sessions-status", "Grant revoked."),
+		br.do("revoke", chromedp.Click(css(row+` div.grant button`)), textIs(row+` div.grant button`, "Confirm revoke"),
+			chromedp.Click(css(row+` div.grant button`)), textIs("#sessions-status", "Grant revoked."),
 			chromedp.WaitNotPresent(css(row+` div.grant`)))
 		if g := e.b.SessionGrants(ag.id); len(g) != 0 {
 			t.Fatalf("grants after revoking: %+v", g)
@@ -378,8 +380,8 @@ func TestConsoleInBrowser(t *testing.T) {
 		if r.Scripts != 1 || r.Imgs != 0 || r.Elems != 0 {
 			t.Fatalf("injected elements: scripts=%d imgs=%d elements in statement=%d", r.Scripts, r.Imgs, r.Elems)
 		}
-		if r.Buttons != 2 || r.Labels != "Allow (A)|Deny (D)" {
-			t.Fatalf("controls %d %q, want the page's two buttons", r.Buttons, r.Labels)
+		if r.Buttons != 4 || r.Labels != "Allow full SQL…|Deny (D)|Confirm full SQL|Cancel" {
+			t.Fatalf("controls %d %q, want the page's four buttons", r.Buttons, r.Labels)
 		}
 		for _, want := range []string{"<script>alert(1)</script>", "<img src=x onerror=alert(2)>", "**Allow**",
 			"[Allow](javascript:alert(3))", "<button>Allow</button>", `\x1b[31m\x07`, `\u202e\u2066evil\u2069\u202c`, `\u0085`, `zero\u200bwidth`} {
@@ -408,8 +410,8 @@ func TestConsoleInBrowser(t *testing.T) {
 		// first decides it, the second lands on its placeholder. When the
 		// placeholder goes, the newer card moves up under the pointer and
 		// does not take a click until it has been still for a moment.
-		first, _ := ag.submit("request_sql", e.sourceID, "SELECT 'first'")
-		second, _ := ag.submit("request_sql", e.sourceID, "SELECT 'second'")
+		first, _ := ag.submit("query_sql", e.sourceID, "SELECT item FROM main.orders WHERE id = 1")
+		second, _ := ag.submit("query_sql", e.sourceID, "SELECT item FROM main.orders WHERE id = 2")
 		br.do("cards", chromedp.WaitVisible(css(card(first))), chromedp.WaitVisible(css(card(second))), armed(first), armed(second))
 		top := func(id string) float64 {
 			return value(br, "top", chromedp.Evaluate[float64](`document.querySelector('`+card(id)+`').getBoundingClientRect().top`))
@@ -429,9 +431,15 @@ func TestConsoleInBrowser(t *testing.T) {
 		// its placeholder goes the page gets shorter, the browser scrolls
 		// back, and the card above lands under the pointer without moving
 		// in the document: it must wait like any card that moved.
-		tall := "SELECT 1" + strings.Repeat("\n, 1", 24)
-		first, _ := ag.submit("request_sql", e.sourceID, tall+" -- first")
-		second, _ := ag.submit("request_sql", e.sourceID, tall+" -- second")
+		// Reads (full SQL takes a second step) whose regenerated SQL is
+		// long enough to make tall cards.
+		var cols []string
+		for i := range 200 {
+			cols = append(cols, fmt.Sprintf("id AS c%d", i))
+		}
+		tall := "SELECT " + strings.Join(cols, ", ") + " FROM main.orders WHERE id = "
+		first, _ := ag.submit("query_sql", e.sourceID, tall+"1")
+		second, _ := ag.submit("query_sql", e.sourceID, tall+"2")
 		br.do("cards", chromedp.WaitVisible(css(card(first))), chromedp.WaitVisible(css(card(second))), armed(first), armed(second),
 			void(chromedp.Evaluate[bool](`(window.scrollTo(0, document.documentElement.scrollHeight), true)`)),
 			chromedp.Sleep(100*time.Millisecond))
@@ -446,13 +454,13 @@ func TestConsoleInBrowser(t *testing.T) {
 		// The agent withdraws a request the person is reading and sends
 		// another: the new card goes below the placeholder, never into the
 		// place of the one that was read.
-		first, _ := ag.submit("request_sql", e.sourceID, "SELECT 'harmless'")
+		first, _ := ag.submit("query_sql", e.sourceID, "SELECT item FROM main.orders WHERE id = 3")
 		br.do("card", chromedp.WaitVisible(css(card(first))), armed(first))
 		p := center(br, card(first)+` button[data-action=allow]`)
 		if _, code := ag.call("cancel_request", map[string]any{"request_id": first}); code != "" {
 			t.Fatalf("cancel_request: %s", code)
 		}
-		second, _ := ag.submit("request_sql", e.sourceID, "SELECT 'swapped in'")
+		second, _ := ag.submit("query_sql", e.sourceID, "SELECT item FROM main.orders WHERE id = 4")
 		br.do("second card", chromedp.WaitVisible(css(card(second))))
 		if n := value(br, "placeholder", chromedp.Evaluate[int](`document.querySelectorAll('[data-gone-id="`+first+`"]').length`)); n != 1 {
 			t.Fatalf("%d placeholders for the withdrawn request, want 1", n)
@@ -507,9 +515,20 @@ func TestConsoleInBrowser(t *testing.T) {
 			chromedp.WaitReady(css(`#share-conn option[value="`+nc.ID+`"]`)),
 			chromedp.WaitReady(css(`#share-source option[value="`+e.sourceID+`"]`)),
 			choose("#share-conn", nc.ID), choose("#share-source", e.sourceID),
-			chromedp.SendKeys(css("#share-new-schema"), "main"), chromedp.SendKeys(css("#share-new-name"), "orders"),
+			// The table is picked from the source's proven tables.
+			chromedp.Click(css("#share-list-tables")), chromedp.WaitVisible(css("#share-pick")),
+			void(chromedp.Evaluate[bool](`(function(){const s=document.getElementById('share-pick');
+				const o=[...s.options].find(o => o.textContent === 'main.orders'); if (!o) return false;
+				s.value=o.value; s.dispatchEvent(new Event('change')); return true;})()`)),
+			void(chromedp.Poll[bool](`document.getElementById('share-new-name').value === 'orders' && document.getElementById('share-new-schema').value === 'main'`,
+				chromedp.WithPollingInterval(50*time.Millisecond))),
 			choose("#share-new-access", "read_write"), chromedp.Click(css("#share-add-table")),
-			chromedp.Click(css("#share-save")), textIs("#share-status", "Saved."))
+			// Sharing writes takes the confirm step.
+			chromedp.Click(css("#share-save")), textIs("#share-save", "Confirm"), textIs("#share-status", "This lets browser-agent change data"))
+		if acc := e.b.EffectiveAccess(nc.ID, e.sourceID); len(acc.Tables) != 0 {
+			t.Fatalf("one click on Save shared writes: %+v", acc)
+		}
+		br.do("confirm", chromedp.Click(css("#share-save")), textIs("#share-status", "Saved."))
 		if acc := e.b.EffectiveAccess(nc.ID, e.sourceID); len(acc.Tables) != 1 || acc.Tables[0].Access != "read_write" || acc.Tables[0].Name != "orders" {
 			t.Fatalf("after sharing: %+v", acc)
 		}
@@ -580,7 +599,8 @@ func TestConsoleInBrowser(t *testing.T) {
 		row := `tr[data-session-id="` + ag.id + `"]`
 		br.do("sessions page", chromedp.Click(css(`a[data-route=sessions]`), chromedp.NodeVisible), chromedp.WaitVisible(css(row)))
 		br.screenshot("console-sessions.png")
-		br.do("stop all", chromedp.Click(css("#stop-all")), textIs("#sessions-status", "Ended"),
+		br.do("stop all", chromedp.Click(css("#stop-all")), textIs("#stop-all", "Confirm"), chromedp.Click(css("#stop-all")),
+			textIs("#sessions-status", "Ended"),
 			chromedp.WaitNotPresent(css(row)))
 		if n := len(e.b.Sessions()); n != 0 {
 			t.Fatalf("%d sessions after Stop all", n)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,6 +24,7 @@ type env struct {
 	t        *testing.T
 	b        *broker.Broker
 	sourceID string
+	state    string
 }
 
 // newEnv starts a broker with a temp state dir and a SQLite fixture file
@@ -57,13 +59,34 @@ func newEnv(t *testing.T) *env {
 		t.Fatalf("Start: %v", err)
 	}
 	t.Cleanup(func() { b.Close() })
-	e := &env{t: t, b: b}
+	e := &env{t: t, b: b, state: filepath.Join(dir, "state")}
 	var out map[string]string
 	if st := e.api("POST", "/api/sources", map[string]any{"kind": "sqlite", "path": dbPath, "alias": "Shop"}, &out); st != http.StatusCreated {
 		t.Fatalf("add source: %d", st)
 	}
 	e.sourceID = out["source_id"]
 	return e
+}
+
+// restart closes the broker and starts a new one on the same state and
+// console address, as a person restarting dbeast serve: the same sources
+// and connections, a new console token, no sessions or requests.
+func (e *env) restart() {
+	e.t.Helper()
+	console := strings.TrimSuffix(strings.TrimPrefix(e.b.ConsoleURL(), "http://"), "/")
+	e.b.Close()
+	b, err := broker.New(broker.Config{
+		StateDir: e.state, Listen: "127.0.0.1:0", Console: console,
+		Drivers: map[engines.Kind]engines.Driver{engines.SQLite: sqlite.Driver{}},
+	})
+	if err != nil {
+		e.t.Fatalf("broker.New: %v", err)
+	}
+	if err := b.Start(); err != nil {
+		e.t.Fatalf("Start: %v", err)
+	}
+	e.t.Cleanup(func() { b.Close() })
+	e.b = b
 }
 
 // api sends a console API request with the console token.

@@ -5,7 +5,7 @@ import (
 	"net/http"
 )
 
-//go:embed static/index.html static/app.css static/app.js
+//go:embed static/index.html static/app.css static/app.js static/favicon.svg static/favicon-pending.svg
 var files embed.FS
 
 // CSP is the Content-Security-Policy of the console page: only the
@@ -25,6 +25,9 @@ var assets = map[string]asset{
 	"/index.html": {"static/index.html", "text/html; charset=utf-8"},
 	"/app.css":    {"static/app.css", "text/css; charset=utf-8"},
 	"/app.js":     {"static/app.js", "text/javascript; charset=utf-8"},
+	// The tab's icon; the second one carries a badge while requests wait.
+	"/favicon.svg":         {"static/favicon.svg", "image/svg+xml"},
+	"/favicon-pending.svg": {"static/favicon-pending.svg", "image/svg+xml"},
 }
 
 // Handler returns the handler of the static console page. It answers GET

@@ -27,13 +27,16 @@
   // stays in this tab's session storage.
   let token = "";
   let signInCode = "";
+  let focusRequest = ""; // a request named by the link that opened the page
   // takeCode moves a sign-in code from the address into signInCode, at
   // load and whenever a link is opened in an already open tab (only the
   // fragment changes then, and the page does not reload).
   function takeCode() {
-    const m = /^#code=(dbo_[A-Za-z0-9_-]{1,200})(?:&|$)/.exec(location.hash);
+    const m = /^#code=(dbo_[A-Za-z0-9_-]{1,200})(?:&request=(req_[A-Za-z0-9_-]{1,80}))?(?:&|$)/.exec(location.hash);
     if (!m) return false;
     signInCode = m[1];
+    // The tray's Review names the request to show.
+    if (m[2]) focusRequest = m[2];
     history.replaceState(null, "", location.pathname + "#/pending");
     return true;
   }
@@ -177,16 +180,53 @@
 
   function dataSpan(s, cls) { return fillData(el("span", { cls: cls || "data-inline" }), s); }
 
-  function notice(msg) {
-    const n = $("notice");
-    n.textContent = msg || "";
-    n.hidden = !msg;
+  // notice shows msg in the page's notice bar until the person closes it
+  // or, for kind "link" (dbeast cannot be reached or refuses the page),
+  // until dbeast answers again. A polled page must not wipe an error the
+  // person has not read.
+  let noticeKind = "";
+  function notice(msg, kind) {
+    $("notice-text").textContent = msg || "";
+    $("notice").hidden = !msg;
+    noticeKind = msg ? kind || "error" : "";
   }
+  function clearNotice(kind) { if (noticeKind === kind) notice(""); }
+  $("notice-close").addEventListener("click", function () { notice(""); });
 
+  // status sets a status line beside a form. It stays until the next
+  // action on that form.
   function status(id, msg, bad) {
     const s = $(id);
     s.textContent = msg || "";
     s.classList.toggle("bad", !!bad);
+  }
+
+  // confirmClick is the one confirm pattern of every destructive action:
+  // the first click turns the button into "Confirm …" for CONFIRM_MS,
+  // only a second click in that time acts. Returns the button.
+  const CONFIRM_MS = 5000;
+  function confirmClick(btn, confirmText, act) {
+    const text = btn.textContent;
+    let armedUntil = 0;
+    let timer = 0;
+    btn.addEventListener("click", async function (ev) {
+      if (ev.detail > 1) return; // a double click is one click
+      if (Date.now() > armedUntil) {
+        armedUntil = Date.now() + CONFIRM_MS;
+        btn.textContent = confirmText;
+        btn.classList.add("confirming");
+        clearTimeout(timer);
+        timer = setTimeout(function () { btn.textContent = text; btn.classList.remove("confirming"); armedUntil = 0; }, CONFIRM_MS);
+        return;
+      }
+      armedUntil = 0;
+      clearTimeout(timer);
+      btn.textContent = text;
+      btn.classList.remove("confirming");
+      btn.disabled = true;
+      try { await act(); } finally { btn.disabled = false; }
+    });
+    return btn;
   }
 
   function age(iso) {
@@ -223,14 +263,18 @@
     try {
       resp = await fetch(path, init);
     } catch (e) {
-      notice("The console cannot reach dbeast. Is it still running?");
+      notice("The console cannot reach dbeast. Is it still running?", "link");
+      brokerGone("dbeast stopped: this request is gone. Nothing here can be decided any more.");
       return { status: 0, body: null };
     }
     if (resp.status === 401) {
-      notice("The console is not signed in to this dbeast. " + SIGN_IN_HELP);
+      notice("The console is not signed in to this dbeast. " + SIGN_IN_HELP, "link");
+      brokerGone("dbeast restarted or signed this page out: this request is gone. Nothing here can be decided any more.");
       offerSignIn();
-    } else if (resp.status !== 0) {
-      notice("");
+    } else {
+      // Only a notice about the link to dbeast goes by itself once dbeast
+      // answers; any other stays until the person closes it.
+      clearNotice("link");
     }
     let data = null;
     const ct = resp.headers.get("Content-Type") || "";
@@ -296,9 +340,14 @@
   // ARM_MS after it appears or moves before they take a click or a key.
   const ARM_MS = 1000;
   const GONE_MS = 1500;
+  // A statement longer than FOLD_LINES lines shows its first and last
+  // FOLD_KEEP lines, with its middle behind "Show all".
+  const FOLD_LINES = 40;
+  const FOLD_KEEP = 12;
 
   const cards = new Map(); // request id -> card element of a pending request
   let pendingBusy = false;
+  let firstPoll = true; // the requests waiting when the page opened are not "new"
 
   async function pollPending() {
     if (pendingBusy || !token) return;
@@ -320,19 +369,43 @@
     }
   }
 
+  // brokerGone marks every card dead when dbeast stops or restarts (a
+  // restarted dbeast has none of these requests): its buttons off for
+  // good, a message over it, the count cleared. The cards stay until
+  // dbeast answers again, so the person sees what went.
+  function brokerGone(text) {
+    for (const [id, card] of cards) {
+      cards.delete(id);
+      for (const b of card.querySelectorAll("button, input")) b.disabled = true;
+      card.classList.add("gone", "dead");
+      card.setAttribute("inert", "");
+      card.removeAttribute("data-request-id");
+      card.setAttribute("data-gone-id", id);
+      card.setAttribute("data-gone-text", text);
+    }
+    setPendingCount(0);
+    if (token && !document.title.startsWith("dbeast: not connected")) document.title = "dbeast: not connected";
+  }
+
   function setPendingCount(n) {
     document.title = n > 0 ? "(" + n + ") dbeast: " + n + " pending" : "dbeast console";
     const c = $("pending-count");
     c.textContent = String(n);
     c.hidden = n === 0;
+    const icon = $("favicon");
+    const want = n > 0 ? "/favicon-pending.svg" : "/favicon.svg";
+    if (icon.getAttribute("href") !== want) icon.setAttribute("href", want);
   }
 
   // renderPending shows list (the broker lists newest first) oldest first.
   function renderPending(list) {
     const list$ = $("pending-list");
+    // Cards of a dbeast that stopped go once it answers again.
+    for (const dead of list$.querySelectorAll(".card.dead")) dead.remove();
     const before = screenTops();
     const ordered = list.slice().reverse();
     const keep = new Set();
+    const fresh = [];
     for (const q of ordered) {
       const id = String(q.id);
       keep.add(id);
@@ -340,6 +413,7 @@
         const card = buildCard(q);
         cards.set(id, card);
         list$.appendChild(card);
+        fresh.push(q);
       }
     }
     for (const [id, card] of cards) {
@@ -348,6 +422,17 @@
     $("pending-empty").hidden = list$.children.length > 0;
     noteMoves(before);
     setPendingCount(cards.size);
+    tickAges();
+    if (!firstPoll && fresh.length) announce(fresh);
+    if (firstPoll) list$.setAttribute("data-loaded", ""); // the list is the broker's, not the empty page's
+    firstPoll = false;
+    if (focusRequest && cards.has(focusRequest)) {
+      const card = cards.get(focusRequest);
+      focusRequest = "";
+      card.scrollIntoView({ block: "start" });
+      card.focus({ preventScroll: true });
+      noteMoves(null);
+    }
   }
 
   // leave turns a card into a placeholder of the same height (its content
@@ -402,8 +487,8 @@
     card.dbeastArm = setTimeout(function () {
       card.classList.remove("arming");
       // A decision in flight keeps its buttons off; decide turns them
-      // back on if it fails.
-      if (!card.dbeastBusy) for (const b of buttons) b.disabled = false;
+      // back on if it fails. Confirm full SQL waits for the alias.
+      if (!card.dbeastBusy) for (const b of buttons) b.disabled = b.dataset.action === "confirm-full" && !card.dbeastTyped;
     }, ARM_MS);
   }
 
@@ -411,37 +496,135 @@
     return el("div", { cls: "field" }, [el("span", { cls: "label", text: label }), value]);
   }
 
+  // duration is a short "1 min 5 s" for seconds s.
+  function duration(s) {
+    s = Math.max(0, Math.round(s));
+    if (s < 60) return s + " s";
+    const m = Math.floor(s / 60);
+    if (m < 60) return m + " min" + (s % 60 ? " " + (s % 60) + " s" : "");
+    return Math.floor(m / 60) + " h " + (m % 60) + " min";
+  }
+
+  // tickAges updates every card's age and the time left to decide.
+  function tickAges() {
+    const now = Date.now();
+    for (const card of cards.values()) {
+      const made = card.dbeastCreated, due = card.dbeastDeadline;
+      const span = card.querySelector(".age");
+      if (!span) continue;
+      let text = isNaN(made) ? "" : "waiting " + duration((now - made) / 1000);
+      if (!isNaN(due)) {
+        const left = (due - now) / 1000;
+        text += (text ? " · " : "") + (left > 0 ? duration(left) + " left to decide" : "time to decide is up");
+        card.classList.toggle("due-soon", left < 60);
+      }
+      span.textContent = text;
+    }
+  }
+
+  // summaryOf names what a statement does, for the top of a long card:
+  // the operation, the tables the broker proved and the functions the
+  // statement calls (words followed by "(", from the shown text; a hint
+  // for reading, not a check).
+  function functionsOf(text) {
+    const seen = new Set();
+    const re = /([A-Za-z_][A-Za-z0-9_$]*(?:\.[A-Za-z_][A-Za-z0-9_$]*)?)\s*\(/g;
+    const skip = new Set(["in", "values", "exists", "as", "on", "using", "over", "filter", "any", "all", "some", "from", "join", "where", "and", "or", "not", "select", "insert", "into", "table", "with", "recursive", "lateral", "cast"]);
+    let m;
+    while ((m = re.exec(text)) && seen.size < 20) {
+      const name = m[1].toLowerCase();
+      if (!skip.has(name)) seen.add(name);
+    }
+    return Array.from(seen);
+  }
+
   function buildCard(q) {
     const id = String(q.id);
     const readOnly = q.read_only === true;
     const isFull = q.operation === "request_sql" || q.op_kind === "full";
-    const card = el("article", { cls: "card", attrs: { tabindex: "0", "data-request-id": id } });
+    const card = el("article", { cls: "card" + (isFull ? " full-sql" : ""), attrs: { tabindex: "0", "data-request-id": id } });
+    card.dbeastCreated = Date.parse(q.created_at);
+    card.dbeastDeadline = Date.parse(q.decision_deadline);
+    card.dbeastFull = isFull;
 
+    // The person-named connection leads; what the agent says about itself
+    // follows, in the foreign style of agent text.
     const kind = OP_NAMES[q.op_kind] || "other";
     const head = el("header", { cls: "card-head" }, [
+      dataSpan(q.connection_label || q.connection_id || "(unnamed connection)", "conn"),
       el("span", { cls: "op op-" + (OP_NAMES[q.op_kind] ? q.op_kind : "other"), text: kind }),
+      el("span", { cls: "muted", text: "on" }),
       dataSpan(q.alias, "alias"),
       el("span", { cls: "muted", text: (q.source_kind || "") + (readOnly ? " · read only" : "") }),
+      el("span", { cls: "age" }),
     ]);
     card.appendChild(head);
-
-    card.appendChild(field("Operation", dataSpan(q.operation)));
-    card.appendChild(field("Client label", el("span", {}, [
-      dataSpan(q.client_label ? q.client_label : "(none)", "agent"),
-      el("span", { cls: "tag", text: "agent-supplied, not verified" }),
+    card.appendChild(field("Agent says", el("span", { cls: "foreign" }, [
+      dataSpan(q.client_label ? q.client_label : "(nothing)", "agent"),
+      el("span", { cls: "tag unverified", text: "agent-supplied, not verified" }),
     ])));
-    card.appendChild(field("Connection", dataSpan(q.connection_label || q.connection_id)));
+    card.appendChild(field("Operation", dataSpan(q.operation)));
+    const tables = Array.isArray(q.tables) ? q.tables : [];
+    const writes = Array.isArray(q.writes_tables) ? q.writes_tables : [];
+    if (isFull) {
+      const banner = el("p", { cls: "full-banner" });
+      if (q.op_kind === "full") {
+        banner.textContent = "FULL SQL — may change or delete data. " + (writes.length ? "It writes: " : "The tables it writes cannot be known before it runs.");
+        if (writes.length) appendData(banner, writes.join(", "));
+      } else {
+        banner.textContent = "WRITE — changes rows of: ";
+        appendData(banner, (tables.length ? tables : ["(unknown)"]).join(", "));
+      }
+      card.appendChild(banner);
+    }
+    if (writes.length) card.appendChild(field("Writes", dataSpan(writes.join(", "))));
+    if (tables.length) card.appendChild(field("Tables", dataSpan(tables.join(", "))));
     card.appendChild(field("Session", dataSpan(q.session_id)));
-    if (Array.isArray(q.tables) && q.tables.length) card.appendChild(field("Tables", dataSpan(q.tables.join(", "))));
 
-    card.appendChild(el("div", { cls: "label", text: q.op_kind === "document" ? "Document and range" : "Statement that will run" }));
-    card.appendChild(fillStatement(el("pre", { cls: "data stmt" }), q.statement));
     const text = String(q.statement == null ? "" : q.statement);
-    card.appendChild(el("div", { cls: "muted stmt-size", text: text.split("\n").length + " lines, " + Array.from(text).length + " characters" }));
+    const lines = text.split("\n");
+    // Blank runs are drawn shortened (fillStatement), so only lines with
+    // text count towards folding.
+    const long = lines.filter(function (l) { return l.trim() !== ""; }).length > FOLD_LINES;
+    if (long) {
+      const fns = functionsOf(text);
+      card.appendChild(el("div", { cls: "summary" }, [
+        el("strong", { text: "Summary: " }),
+        document.createTextNode(kind + (tables.length ? " · tables " : "")),
+        tables.length ? dataSpan(tables.join(", ")) : null,
+        document.createTextNode(fns.length ? " · functions " : ""),
+        fns.length ? dataSpan(fns.join(", ")) : null,
+      ]));
+    }
+    card.appendChild(el("div", { cls: "label", text: q.op_kind === "document" ? "Document and range" : "Statement that will run" }));
+    const pre = el("pre", { cls: "data stmt" });
+    card.appendChild(pre);
+    if (long) {
+      // The middle is folded; the decision buttons wait until it is shown
+      // unless the person opens it ("Show all").
+      const head = lines.slice(0, FOLD_KEEP).join("\n");
+      const tail = lines.slice(lines.length - FOLD_KEEP).join("\n");
+      fillStatement(pre, head);
+      const fold = el("button", { type: "button", cls: "fold", text: "Show all " + lines.length + " lines (" + (lines.length - 2 * FOLD_KEEP) + " folded here)" });
+      const rest = el("span");
+      fillStatement(rest, tail);
+      pre.appendChild(document.createTextNode("\n"));
+      pre.appendChild(fold);
+      pre.appendChild(document.createTextNode("\n"));
+      pre.appendChild(rest);
+      fold.addEventListener("click", function () {
+        const before = screenTops();
+        fillStatement(pre, text);
+        noteMoves(before);
+      });
+    } else {
+      fillStatement(pre, text);
+    }
+    const n = lines.length;
+    card.appendChild(el("div", { cls: "muted stmt-size", text: n + (n === 1 ? " line, " : " lines, ") + Array.from(text).length + " characters" }));
 
     if (isFull) {
-      const w = el("p", { cls: "warn", text: FULL_SQL_WARNING + (q.source_kind === "mysql" ? " " + MYSQL_WARNING : "") });
-      card.appendChild(w);
+      card.appendChild(el("p", { cls: "warn full", text: FULL_SQL_WARNING + (q.source_kind === "mysql" ? " " + MYSQL_WARNING : "") }));
     }
 
     const scopes = el("fieldset", { cls: "scopes" }, [el("legend", { text: "Allow for" })]);
@@ -459,17 +642,43 @@
     card.appendChild(scopes);
 
     const msg = el("span", { cls: "status" });
-    const allow = el("button", { type: "button", cls: "allow", text: "Allow (A)", attrs: { "data-action": "allow" } });
+    const allow = el("button", { type: "button", cls: isFull ? "allow-full" : "allow", text: isFull ? "Allow full SQL…" : "Allow (A)", attrs: { "data-action": "allow" } });
     const deny = el("button", { type: "button", cls: "deny", text: "Deny (D)", attrs: { "data-action": "deny" } });
     // A second click of a double click is never a decision: after the
     // first, another card may stand where this one was.
     allow.addEventListener("click", function (ev) { if (ev.detail <= 1) decide(card, id, "allow", msg); });
     deny.addEventListener("click", function (ev) { if (ev.detail <= 1) decide(card, id, "deny", msg); });
     card.appendChild(el("div", { cls: "row actions" }, [allow, deny, msg]));
+    if (isFull) card.appendChild(fullConfirm(card, id, q, msg));
     return card;
   }
 
-  async function decide(card, id, action, msg) {
+  // fullConfirm is full SQL's second step: the person types the source's
+  // alias (as shown) and then presses a separate Confirm. Neither a key
+  // nor one click can approve full SQL.
+  function fullConfirm(card, id, q, msg) {
+    const want = visibleText(q.alias || "") || "full sql";
+    const input = el("input", { attrs: { "aria-label": "type the source alias to confirm", autocomplete: "off", spellcheck: "false" } });
+    const ok = el("button", { type: "button", cls: "allow-full", text: "Confirm full SQL", attrs: { "data-action": "confirm-full" } });
+    ok.disabled = true;
+    const cancel = el("button", { type: "button", text: "Cancel", onclick: function () { box.hidden = true; input.value = ""; card.dbeastTyped = false; ok.disabled = true; } });
+    input.addEventListener("input", function () {
+      card.dbeastTyped = input.value === want;
+      ok.disabled = !card.dbeastTyped || card.classList.contains("arming") || !!card.dbeastBusy;
+    });
+    ok.addEventListener("click", function (ev) {
+      if (ev.detail <= 1 && card.dbeastTyped && !box.hidden) decide(card, id, "allow", msg, true);
+    });
+    const box = el("div", { cls: "confirm-full" }, [
+      el("label", {}, [document.createTextNode("To allow full SQL, type the source alias "), el("code", { text: want }), document.createTextNode(": "), input]),
+      el("div", { cls: "row" }, [ok, cancel]),
+    ]);
+    box.hidden = true;
+    card.dbeastConfirm = { box: box, input: input };
+    return box;
+  }
+
+  async function decide(card, id, action, msg, confirmed) {
     if (card.dbeastBusy || !cards.has(id)) return;
     // A card that moved since it was measured is re-armed, not decided.
     const top = card.getBoundingClientRect().top + window.scrollY;
@@ -477,6 +686,16 @@
       card.dbeastTop = top;
       arm(card);
       msg.textContent = "This request just moved; read it again.";
+      return;
+    }
+    if (action === "allow" && card.dbeastFull && !(confirmed && card.dbeastTyped)) {
+      // The first step only opens the second.
+      const c = card.dbeastConfirm;
+      const before = screenTops();
+      c.box.hidden = false;
+      noteMoves(before);
+      c.input.focus();
+      msg.textContent = "Full SQL needs a second step below.";
       return;
     }
     let scope = "";
@@ -501,11 +720,13 @@
       pollPending();
       return;
     }
-    if (!card.classList.contains("arming")) for (const b of buttons) b.disabled = false;
+    // A card that went dead meanwhile (dbeast stopped) stays off.
+    if (cards.has(id) && !card.classList.contains("arming")) for (const b of buttons) b.disabled = b.dataset.action === "confirm-full" && !card.dbeastTyped;
     msg.textContent = errorText(r, action === "allow" ? "Approval failed" : "Deny failed");
   }
 
-  // Keyboard shortcuts act only on the request card that has focus.
+  // Keyboard shortcuts act only on the request card that has focus. A
+  // never approves full SQL: on such a card it only says so.
   document.addEventListener("keydown", function (ev) {
     if (route !== "pending" || ev.ctrlKey || ev.metaKey || ev.altKey || ev.repeat) return;
     const t = ev.target;
@@ -516,8 +737,106 @@
     const action = key === "a" ? "allow" : key === "d" ? "deny" : "";
     if (!action) return;
     ev.preventDefault();
+    if (action === "allow" && card.dbeastFull) {
+      const msg = card.querySelector(".actions .status");
+      if (msg) msg.textContent = "A does not approve full SQL: use Allow full SQL… and type the alias.";
+      return;
+    }
     card.querySelector("button[data-action=" + action + "]").click();
   });
+
+  // ---- attention: desktop notifications, favicon, sound ------------------
+  // After the person opts in, a request that starts waiting raises one
+  // browser notification per poll (one per burst; the tag replaces the
+  // last one), and optionally a short tone. Clicking it shows the card.
+  const NOTIFY_KEY = "dbeast-console-notify";
+  const SOUND_KEY = "dbeast-console-sound";
+  function pref(key) { try { return localStorage.getItem(key) === "on"; } catch (e) { return false; } }
+  function setPref(key, on) { try { localStorage.setItem(key, on ? "on" : "off"); } catch (e) { /* this tab only */ } }
+
+  function renderAttention() {
+    const can = typeof Notification === "function";
+    const granted = can && Notification.permission === "granted";
+    const on = granted && pref(NOTIFY_KEY);
+    $("notify-toggle").textContent = on ? "Turn off desktop notifications" : "Turn on desktop notifications";
+    $("notify-toggle").disabled = !can;
+    $("notify-state").textContent = !can ? "This browser has no desktop notifications."
+      : Notification.permission === "denied" ? "The browser blocks notifications for this page." : on ? "On." : "Off.";
+    $("sound-toggle").checked = pref(SOUND_KEY);
+  }
+  $("notify-toggle").addEventListener("click", async function () {
+    if (typeof Notification !== "function") return;
+    if (pref(NOTIFY_KEY) && Notification.permission === "granted") {
+      setPref(NOTIFY_KEY, false);
+    } else {
+      let p = Notification.permission;
+      if (p !== "granted") { try { p = await Notification.requestPermission(); } catch (e) { p = "denied"; } }
+      setPref(NOTIFY_KEY, p === "granted");
+    }
+    renderAttention();
+  });
+  $("sound-toggle").addEventListener("change", function () { setPref(SOUND_KEY, $("sound-toggle").checked); });
+
+  // At most one notification (and one tone) per NOTIFY_QUIET_MS: requests
+  // that arrive meanwhile are gathered into the next, so an agent sending
+  // many requests makes one alert, not a stream.
+  const NOTIFY_QUIET_MS = 4000;
+  let lastAnnounce = 0;
+  let heldFresh = [];
+  let announceTimer = 0;
+  function announce(fresh) {
+    heldFresh = heldFresh.concat(fresh);
+    const wait = lastAnnounce + NOTIFY_QUIET_MS - Date.now();
+    if (wait > 0) {
+      if (!announceTimer) announceTimer = setTimeout(function () { announceTimer = 0; announce([]); }, wait);
+      return;
+    }
+    const still = heldFresh.filter(function (q) { return cards.has(String(q.id)); });
+    heldFresh = [];
+    if (!still.length) return;
+    lastAnnounce = Date.now();
+    alertNow(still);
+  }
+
+  function alertNow(fresh) {
+    if (pref(SOUND_KEY)) beep();
+    if (typeof Notification !== "function" || Notification.permission !== "granted" || !pref(NOTIFY_KEY)) return;
+    let title, body;
+    if (fresh.length === 1) {
+      const q = fresh[0];
+      title = "dbeast: " + visibleText(q.connection_label || "an agent") + " asks for " + (OP_NAMES[q.op_kind] || "other");
+      const first = String(q.statement || "").split("\n").find(function (l) { return l.trim() !== ""; }) || "";
+      body = visibleText(q.alias || "") + (Array.isArray(q.tables) && q.tables.length ? " · " + visibleText(q.tables.join(", ")) : "") +
+        "\n" + visibleText(first.trim()).slice(0, 120) + "\nReview it in the console.";
+    } else {
+      title = "dbeast: " + fresh.length + " new requests wait for you";
+      body = "Review them in the console.";
+    }
+    try {
+      const n = new Notification(title, { body: body, tag: "dbeast-pending", renotify: true, requireInteraction: true });
+      const id = String(fresh[0].id);
+      n.addEventListener("click", function () {
+        window.focus();
+        if (route !== "pending") location.hash = "#/pending";
+        const card = cards.get(id);
+        if (card) { card.scrollIntoView({ block: "start" }); card.focus({ preventScroll: true }); }
+        n.close();
+      });
+    } catch (e) { /* a browser may refuse; the badge and title still tell */ }
+  }
+
+  // beep plays a short quiet tone (no sound file).
+  function beep() {
+    try {
+      const ctx = new (window.AudioContext || window.webkitAudioContext)();
+      const o = ctx.createOscillator(), g = ctx.createGain();
+      o.frequency.value = 880;
+      g.gain.value = 0.05;
+      o.connect(g); g.connect(ctx.destination);
+      o.start(); o.stop(ctx.currentTime + 0.15);
+      o.onended = function () { ctx.close(); };
+    } catch (e) { /* no audio */ }
+  }
 
   // ---- shared lists ------------------------------------------------------
   let connections = [];
@@ -556,7 +875,8 @@
     await loadLists();
     const r = await api("GET", "/api/sharing");
     if (r.status === 200 && Array.isArray(r.body)) sharing = r.body;
-    fillSelect($("share-conn"), [{ value: "all", label: "All agents" }].concat(connections.map(function (c) {
+    // No connection is preselected: sharing with All agents is a choice.
+    fillSelect($("share-conn"), [{ value: "", label: "choose a connection" }, { value: "all", label: "All agents" }].concat(connections.map(function (c) {
       return { value: c.connection_id, label: c.label || c.connection_id };
     })), true);
     fillSelect($("share-source"), sources.map(function (s) {
@@ -623,7 +943,44 @@
   }
 
   $("share-conn").addEventListener("change", loadDraft);
-  $("share-source").addEventListener("change", loadDraft);
+  $("share-source").addEventListener("change", function () { loadDraft(); resetPick(); });
+
+  // The table picker lists the source's tables that dbeast proved
+  // eligible (GET /api/sources/{id}/tables); typing a name stays possible.
+  function resetPick() {
+    $("share-pick").hidden = true;
+    clear($("share-pick"));
+    status("share-pick-status", "");
+  }
+  $("share-list-tables").addEventListener("click", async function () {
+    const srcID = $("share-source").value;
+    if (!srcID) { status("share-pick-status", "Add a source first.", true); return; }
+    status("share-pick-status", "Reading the catalog…");
+    const r = await api("GET", "/api/sources/" + encodeURIComponent(srcID) + "/tables");
+    if (r.status !== 200 || !r.body || !Array.isArray(r.body.tables)) {
+      status("share-pick-status", errorText(r, "Listing the tables failed"), true);
+      return;
+    }
+    const pick = $("share-pick");
+    clear(pick);
+    const none = el("option", { text: "pick a table (" + r.body.tables.length + ")" });
+    none.value = "";
+    pick.appendChild(none);
+    r.body.tables.forEach(function (t, i) {
+      const o = el("option", { text: visibleText(t.schema + "." + t.name) + (t.kind && t.kind !== "table" ? " (" + t.kind + ")" : "") });
+      o.value = String(i);
+      o.dbeastTable = t;
+      pick.appendChild(o);
+    });
+    pick.hidden = false;
+    status("share-pick-status", r.body.tables.length ? "" : "No eligible table.");
+  });
+  $("share-pick").addEventListener("change", function () {
+    const o = $("share-pick").selectedOptions[0];
+    if (!o || !o.dbeastTable) return;
+    $("share-new-schema").value = o.dbeastTable.schema;
+    $("share-new-name").value = o.dbeastTable.name;
+  });
   $("share-add-table").addEventListener("click", function () {
     const schema = $("share-new-schema").value.trim();
     const name = $("share-new-name").value.trim();
@@ -638,9 +995,25 @@
     status("share-status", "Not saved yet.");
     renderDraft();
   });
+  // Saving full SQL (a read_write level or table) is a destructive
+  // choice: it takes the confirm step.
+  let shareConfirmUntil = 0;
   $("share-save").addEventListener("click", async function () {
     const srcID = $("share-source").value;
+    if (!$("share-conn").value) { status("share-status", "Choose a connection (or All agents) first.", true); return; }
     if (!srcID) { status("share-status", "Add a source first.", true); return; }
+    const writes = $("share-level").value === "read_write" || draftTables.some(function (t) { return t.access === "read_write"; });
+    if (writes && Date.now() > shareConfirmUntil) {
+      shareConfirmUntil = Date.now() + CONFIRM_MS;
+      $("share-save").textContent = "Confirm: allow full SQL / writes";
+      $("share-save").classList.add("confirming");
+      status("share-status", "This lets " + visibleText(connLabel($("share-conn").value)) + " change data without asking. Click again to confirm.", true);
+      setTimeout(function () { $("share-save").textContent = "Save sharing"; $("share-save").classList.remove("confirming"); }, CONFIRM_MS);
+      return;
+    }
+    shareConfirmUntil = 0;
+    $("share-save").textContent = "Save sharing";
+    $("share-save").classList.remove("confirming");
     const r = await api("PUT", "/api/sharing", {
       connection_id: $("share-conn").value,
       source_id: srcID,
@@ -661,16 +1034,9 @@
     const body = $("conn-list");
     clear(body);
     for (const c of connections) {
-      const btn = el("button", { type: "button", cls: "danger", text: "Revoke" });
-      let armed = false;
-      btn.addEventListener("click", async function () {
-        if (!armed) {
-          armed = true;
-          btn.textContent = "Confirm revoke";
-          return;
-        }
+      const btn = confirmClick(el("button", { type: "button", cls: "danger", text: "Revoke" }), "Confirm revoke", async function () {
         const r = await api("DELETE", "/api/connections/" + encodeURIComponent(c.connection_id));
-        if (r.status !== 200) { btn.textContent = "Revoke failed"; return; }
+        if (r.status !== 200) { notice(errorText(r, "Revoking the connection failed")); return; }
         loadConnections();
       });
       body.appendChild(el("tr", { attrs: { "data-connection-id": c.connection_id } }, [
@@ -717,10 +1083,11 @@
         el("td", {}, [dataSpan(connLabel(s.connection_id))]),
         el("td", { text: age(s.begun_at) }),
         el("td", {}, grantItems(s)),
-        el("td", {}, [el("button", { type: "button", text: "End", onclick: async function () {
-          await api("DELETE", "/api/sessions/" + encodeURIComponent(s.session_id));
+        el("td", {}, [confirmClick(el("button", { type: "button", cls: "danger", text: "End" }), "Confirm end", async function () {
+          const r = await api("DELETE", "/api/sessions/" + encodeURIComponent(s.session_id));
+          status("sessions-status", r.status === 200 ? "Session ended." : errorText(r, "Ending the session failed"), r.status !== 200);
           loadSessions();
-        } })]),
+        })]),
       ]));
     }
     if (!r.body.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: "No active session.", attrs: { colspan: "6" } })]));
@@ -739,17 +1106,17 @@
       return el("div", { cls: "grant", attrs: { "data-grant": g.scope + ":" + (g.source_id || g.file_id || "") + ":" + (g.schema || "") + "." + (g.name || "") } }, [
         el("span", { text: what }),
         dataSpan(target),
-        el("button", { type: "button", cls: "danger small", text: "Revoke", onclick: async function () {
+        confirmClick(el("button", { type: "button", cls: "danger small", text: "Revoke" }), "Confirm revoke", async function () {
           const r = await api("POST", "/api/sessions/" + encodeURIComponent(s.session_id) + "/grants/revoke",
             { scope: g.scope, source_id: g.source_id || "", schema: g.schema || "", name: g.name || "", file_id: g.file_id || "" });
           status("sessions-status", r.status === 200 ? "Grant revoked." : errorText(r, "Revoke failed"), r.status !== 200);
           loadSessions();
-        } }),
+        }),
       ]);
     });
   }
 
-  $("stop-all").addEventListener("click", async function () {
+  confirmClick($("stop-all"), "Confirm: end every session", async function () {
     const r = await api("POST", "/api/stop-all");
     if (r.status === 200 && r.body) status("sessions-status", "Ended " + Number(r.body.ended) + " session(s).");
     else status("sessions-status", errorText(r, "Stop all failed"), true);
@@ -768,11 +1135,11 @@
         el("td", { text: s.kind }),
         el("td", { text: s.read_only ? "yes" : "no" }),
         el("td", {}, [el("code", { text: s.source_id })]),
-        el("td", {}, [el("button", { type: "button", cls: "danger", text: "Remove", onclick: async function () {
+        el("td", {}, [confirmClick(el("button", { type: "button", cls: "danger", text: "Remove" }), "Confirm remove", async function () {
           const r = await api("DELETE", "/api/sources/" + encodeURIComponent(s.source_id));
-          if (r.status !== 200) status("src-status", errorText(r, "Removing failed"), true);
+          status("src-status", r.status === 200 ? "Removed." : errorText(r, "Removing failed"), r.status !== 200);
           loadSources();
-        } })]),
+        })]),
       ]));
     }
     if (!sources.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: "No source yet.", attrs: { colspan: "5" } })]));
@@ -813,10 +1180,11 @@
             await api("PUT", "/api/documents/" + encodeURIComponent(d.file_id) + "/refresh");
             loadDocuments();
           } }),
-          el("button", { type: "button", cls: "danger", text: "Close", onclick: async function () {
-            await api("DELETE", "/api/documents/" + encodeURIComponent(d.file_id));
+          confirmClick(el("button", { type: "button", cls: "danger", text: "Close" }), "Confirm close", async function () {
+            const r = await api("DELETE", "/api/documents/" + encodeURIComponent(d.file_id));
+            status("doc-status", r.status === 200 ? "Closed." : errorText(r, "Closing failed"), r.status !== 200);
             loadDocuments();
-          } }),
+          }),
         ]),
       ]));
     }
@@ -846,13 +1214,15 @@
         el("td", { text: timeOf(a.time) }),
         el("td", {}, [dataSpan(a.event)]),
         el("td", {}, [dataSpan(a.status || "")]),
+        el("td", {}, [dataSpan(a.connection || "")]),
         el("td", {}, [dataSpan(a.alias || "")]),
+        el("td", { cls: "reason" }, [dataSpan(a.reason || "")]),
         el("td", {}, [el("code", { text: a.session_id || "", title: a.session_id || "" })]),
         el("td", {}, [el("code", { text: a.request_id || "", title: a.request_id || "" })]),
         el("td", {}, [a.sql ? fillData(el("pre", { cls: "data small" }), a.sql) : null]),
       ]));
     }
-    if (!r.body.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: "Nothing happened yet.", attrs: { colspan: "7" } })]));
+    if (!r.body.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: "Nothing happened yet.", attrs: { colspan: "9" } })]));
   }
 
   // ---- server ------------------------------------------------------------
@@ -870,7 +1240,7 @@
     loadServer();
   }
   $("server-start").addEventListener("click", function () { serverAction("/api/server/start", "Server running."); });
-  $("server-stop").addEventListener("click", function () { serverAction("/api/server/stop", "Server stopped; every session ended."); });
+  confirmClick($("server-stop"), "Confirm: stop and end every session", function () { return serverAction("/api/server/stop", "Server stopped; every session ended."); });
 
   // ---- start -------------------------------------------------------------
   // The sign-in form takes the console API token typed or pasted by the
@@ -933,7 +1303,9 @@
     if (running) { show(); return; }
     running = true;
     window.addEventListener("hashchange", show);
+    renderAttention();
     show();
+    setInterval(tickAges, 1000);
     let ticks = 0;
     setInterval(function () {
       pollPending();

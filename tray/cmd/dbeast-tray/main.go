@@ -5,6 +5,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 
 	"github.com/dbeast/dbeast/tray"
@@ -19,5 +20,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "dbeast-tray:", err)
 		os.Exit(2)
 	}
-	tray.Run(c, nil)
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if err := tray.Run(c, log); err != nil {
+		fmt.Fprintln(os.Stderr, "dbeast-tray:", err)
+		os.Exit(1)
+	}
 }

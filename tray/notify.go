@@ -1,0 +1,138 @@
+package tray
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A desktop notification tells the person that an agent waits, since a
+// request nobody sees expires unseen. An agent decides how many requests
+// it makes, so notifications are coalesced: the tray keeps at most one on
+// screen (each new one replaces the last) and raises a new one at most
+// once per notifyQuiet; requests that arrive meanwhile are gathered into
+// the next. A notification can decide only a one-time read (Decidable);
+// everything else offers Review, which opens the console at the request.
+
+// Note is one desktop notification. Actions are key and label pairs; a
+// key is the action word and the request id ("allow:req_…"), or "review"
+// alone for the console's pending page.
+type Note struct {
+	Summary string
+	Body    []string
+	Actions []NoteAction
+}
+
+// NoteAction is one button of a notification.
+type NoteAction struct{ Key, Label string }
+
+// Notifier shows the tray's one notification. Show replaces the one shown
+// before (if still shown). Invoked delivers the key of an action the
+// person chose on the notification shown last; keys of earlier
+// notifications are dropped. Close releases the notifier's resources.
+type Notifier interface {
+	Show(n Note) error
+	Invoked() <-chan string
+	Close() error
+}
+
+// notifyQuiet is the least time between two notifications.
+const notifyQuiet = 4 * time.Second
+
+// maxNoteRequests is how many requests a gathered notification names.
+const maxNoteRequests = 4
+
+// coalescer decides when the tray raises a notification and what it
+// says. The zero value is ready to use.
+type coalescer struct {
+	seen      map[string]bool // requests already notified or held
+	held      []Request       // new requests not notified yet
+	lastShown time.Time
+}
+
+// next takes the current pending list and returns the notification to
+// raise now, if any.
+func (c *coalescer) next(pending []Request, now time.Time) (Note, bool) {
+	if c.seen == nil {
+		c.seen = map[string]bool{}
+	}
+	live := make(map[string]bool, len(pending))
+	for _, r := range pending {
+		live[r.ID] = true
+		if !c.seen[r.ID] {
+			c.seen[r.ID] = true
+			c.held = append(c.held, r)
+		}
+	}
+	for id := range c.seen {
+		if !live[id] {
+			delete(c.seen, id)
+		}
+	}
+	// A request decided or gone before its notification is not announced;
+	// held ones take their latest listing.
+	byID := make(map[string]Request, len(pending))
+	for _, r := range pending {
+		byID[r.ID] = r
+	}
+	kept := c.held[:0]
+	for _, r := range c.held {
+		if cur, ok := byID[r.ID]; ok {
+			kept = append(kept, cur)
+		}
+	}
+	c.held = kept
+	if len(c.held) == 0 || (!c.lastShown.IsZero() && now.Sub(c.lastShown) < notifyQuiet) {
+		return Note{}, false
+	}
+	n := noteFor(c.held, now)
+	c.held = nil
+	c.lastShown = now
+	return n, true
+}
+
+// noteFor is the notification for the requests in reqs (oldest first).
+func noteFor(reqs []Request, now time.Time) Note {
+	if len(reqs) == 1 {
+		r := reqs[0]
+		op, ok := opNames[r.OpKind]
+		if !ok {
+			op = "other"
+		}
+		n := Note{
+			Summary: "dbeast: " + connName(r) + " asks for " + op,
+			Body:    Details(r, now),
+			Actions: []NoteAction{{"review:" + r.ID, "Review"}},
+		}
+		if Decidable(r) {
+			n.Actions = append(n.Actions, NoteAction{"allow:" + r.ID, "Allow once"}, NoteAction{"deny:" + r.ID, "Deny"})
+		}
+		return n
+	}
+	n := Note{
+		Summary: "dbeast: " + strconv.Itoa(len(reqs)) + " new requests wait for you",
+		Actions: []NoteAction{{"review", "Review"}},
+	}
+	for i, r := range reqs {
+		if i == maxNoteRequests {
+			n.Body = append(n.Body, "and "+strconv.Itoa(len(reqs)-i)+" more")
+			break
+		}
+		n.Body = append(n.Body, SlotTitle(r)+" · "+StatementLines(r)[0])
+	}
+	return n
+}
+
+// parseKey splits an action key into its word and request id.
+func parseKey(key string) (word, id string) {
+	word, id, _ = strings.Cut(key, ":")
+	return word, id
+}
+
+// noNotifier is the Notifier where the platform has none: Show does
+// nothing.
+type noNotifier struct{}
+
+func (noNotifier) Show(Note) error        { return nil }
+func (noNotifier) Invoked() <-chan string { return nil }
+func (noNotifier) Close() error           { return nil }
