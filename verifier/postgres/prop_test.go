@@ -368,15 +368,15 @@ func (g *queryGen) query() string {
 
 // extraTarget holds the mutations that add one target list entry.
 var extraTarget = map[string]string{
-	"cast":      "(1)::text",
-	"typed":     "date '2024-01-01'",
+	"cast":      "(1)::regclass",
+	"typed":     "public.mood 'happy'",
 	"func":      "pg_sleep(1)",
 	"setconfig": "set_config('a', 'b', false)",
 	"nextval":   "nextval('s')",
 	"readfile":  "pg_read_file('/etc/passwd')",
 	"quoted":    `"LOWER"('a')`,
-	"window":    "count(*) OVER ()",
-	"filter":    "count(*) FILTER (WHERE true)",
+	"window":    "count(*) OVER (ROWS (1 + 1) PRECEDING)",
+	"filter":    "lower('a') FILTER (WHERE true)",
 	"collate":   `'a' COLLATE "C"`,
 	"param":     "$1",
 	"sysschema": "(SELECT 1 FROM pg_catalog.pg_class LIMIT 1)",
@@ -385,7 +385,7 @@ var extraTarget = map[string]string{
 	"operator":  "1 OPERATOR(pg_catalog.+) 1",
 	"similar":   "'a' SIMILAR TO 'b'",
 	"sqlvalue":  "current_user",
-	"greatest":  "greatest(1, 2)",
+	"greatest":  "public.greatest(1, 2)",
 	"aliasfunc": "(SELECT s.count FROM (SELECT 1 AS x) s)",
 	"wholerow":  "(SELECT s FROM (SELECT 1 AS x) s)",
 	"array":     "ARRAY[1]",

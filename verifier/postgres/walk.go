@@ -109,8 +109,6 @@ func (w *walker) selectStmt(sel *pg_query.SelectStmt, parent *scope, env *cteEnv
 		return nil, refuse(verifier.CodeSelectInto)
 	case len(sel.LockingClause) > 0:
 		return nil, refuse(verifier.CodeLockingClause)
-	case len(sel.WindowClause) > 0:
-		return nil, refuse(verifier.CodeWindowNotAllowed)
 	case len(sel.ValuesLists) > 0:
 		return nil, refuse(verifier.CodeStatementNotAllowed)
 	case isTableForm(sel):
@@ -133,7 +131,7 @@ func (w *walker) selectStmt(sel *pg_query.SelectStmt, parent *scope, env *cteEnv
 			return nil, err
 		}
 	case pg_query.SetOperation_SETOP_UNION, pg_query.SetOperation_SETOP_INTERSECT, pg_query.SetOperation_SETOP_EXCEPT:
-		if sel.Larg == nil || sel.Rarg == nil || len(sel.TargetList) > 0 || len(sel.FromClause) > 0 ||
+		if sel.Larg == nil || sel.Rarg == nil || len(sel.TargetList) > 0 || len(sel.FromClause) > 0 || len(sel.WindowClause) > 0 ||
 			sel.WhereClause != nil || len(sel.GroupClause) > 0 || sel.HavingClause != nil || len(sel.DistinctClause) > 0 {
 			return nil, refuse(verifier.CodeConstructNotAllowed)
 		}
@@ -295,6 +293,9 @@ func (w *walker) simpleSelect(sel *pg_query.SelectStmt, parent *scope, env *cteE
 		if err := w.expr(sel.HavingClause, sc, env, exprCtx{}); err != nil {
 			return nil, err
 		}
+	}
+	if err := w.windowClause(sel.WindowClause, sc, env); err != nil {
+		return nil, err
 	}
 	if err := w.tail(sel, sc, env, out.names()); err != nil {
 		return nil, err
