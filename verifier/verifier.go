@@ -66,6 +66,13 @@ const (
 	MaxTables   = 16       // physical table references in one query
 	MaxAliases  = 32       // tables, subqueries and CTEs together
 	MaxDepth    = 200      // nesting of expressions and subqueries
+	// MaxExpressionGrowth bounds how many expression nodes substituting
+	// derived-table and CTE columns into the places that reference them may
+	// add to a query (the servers' flatteners and SQLite's prepare copy an
+	// output column's expression into every reference). Text alone cannot
+	// reach it: 64 KiB holds fewer nodes; nested derived tables that
+	// repeat a column can (s||s||s||s over ten levels is 4^10 nodes).
+	MaxExpressionGrowth = 1 << 16
 )
 
 // Input is one verification request. The zero Mode is ModeRead.
@@ -175,6 +182,7 @@ const (
 	CodeCommentNotAllowed    Code = "comment_not_allowed"
 	CodeDuplicateAlias       Code = "duplicate_alias"
 	CodeExpressionTooLarge   Code = "expression_too_large"
+	CodeUnknownColumn        Code = "unknown_column"
 )
 
 // messages holds the static text for each code. A refusal's message is
@@ -218,6 +226,7 @@ var messages = map[Code]string{
 	CodeCommentNotAllowed:    "this comment form is not allowed",
 	CodeDuplicateAlias:       "an alias is used twice in one scope",
 	CodeExpressionTooLarge:   "the query's expressions would grow too large after substitution",
+	CodeUnknownColumn:        "a column name matches no column of the tables and subqueries in scope",
 }
 
 // Codes returns every refusal code, sorted.

@@ -352,10 +352,7 @@ func (w *walker) columnRef(c *pg_query.ColumnRef, sc *scope, top bool, outNames 
 		if outNames[name] {
 			return nil // ORDER BY/GROUP BY naming an output column
 		}
-		if t := sc.soleTable(); t != nil {
-			w.b.AddColumn(*t, name)
-		}
-		return nil
+		return w.attribute(name, sc)
 	case len(f) == 2:
 		q := f[0].GetString_()
 		if q == nil {

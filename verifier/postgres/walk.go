@@ -625,19 +625,3 @@ func (sc *scope) findItem(name string) *rangeItem {
 	}
 	return nil
 }
-
-// soleTable returns the physical table an unqualified column of sc belongs
-// to: the innermost scope with FROM entries must have exactly one, and it
-// must be a physical table.
-func (sc *scope) soleTable() *verifier.Table {
-	for s := sc; s != nil; s = s.parent {
-		if len(s.items) == 0 {
-			continue
-		}
-		if len(s.items) == 1 {
-			return s.items[0].table
-		}
-		return nil
-	}
-	return nil
-}
