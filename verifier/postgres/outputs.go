@@ -98,13 +98,15 @@ func (o *outputs) check(name string, b *verifier.Builder) error {
 			opaque = true
 		}
 	}
-	if verifier.WholeRowFunctions[name] {
-		return refuse(verifier.CodeColumnNameNotAllowed)
-	}
+	// A derived name (a column's, a function's, a cast's …) is known
+	// the way PostgreSQL gives it (derivedCols), so it is a column too.
 	for _, c := range o.cols {
 		if c.name == name {
 			return nil
 		}
+	}
+	if verifier.WholeRowFunctions[name] {
+		return refuse(verifier.CodeColumnNameNotAllowed)
 	}
 	// Not a known name: it may only be a column of the one table a *
 	// expanded, which the engine then checks.

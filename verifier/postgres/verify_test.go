@@ -168,7 +168,8 @@ func TestOutputsCheck(t *testing.T) {
 	}{
 		{"SELECT s.a FROM (SELECT 1 AS a) s", ""},
 		{"SELECT s.b FROM (SELECT 1 AS a) s", verifier.CodeColumnNameNotAllowed},
-		{"SELECT s.count FROM (SELECT count(*) FROM public.t) s", verifier.CodeColumnNameNotAllowed},
+		{"SELECT s.count FROM (SELECT count(*) FROM public.t) s", ""},
+		{"SELECT s.lower FROM (SELECT count(*) FROM public.t) s", verifier.CodeColumnNameNotAllowed},
 		{"SELECT s.count FROM (SELECT count(*) AS count FROM public.t) s", ""},
 		{"SELECT s.row_to_json FROM (SELECT * FROM public.t) s", verifier.CodeColumnNameNotAllowed},
 		{"SELECT s.x FROM (SELECT * FROM public.t, public.u) s", verifier.CodeColumnNameNotAllowed},

@@ -403,36 +403,74 @@ func derivedCols(n *pg_query.Node, sc *scope) []outCol {
 			}
 		}
 		return []outCol{{opaque: true}}
+	}
+	name, strength := figureColname(n)
+	switch {
+	case strength < 0:
+		return []outCol{{opaque: true}}
+	case strength == 0:
+		return []outCol{{name: "?column?"}}
+	}
+	return []outCol{{name: name}}
+}
+
+// figureColname is PostgreSQL's FigureColnameInternal for the expressions
+// the walker accepts: the name an unaliased output column gets and how
+// strongly (2: its own name, 1: a fallback such as "case" or a cast's
+// type, 0: none, so "?column?"). A negative strength means a name the
+// walker does not track (a scalar subquery takes its inner column's).
+func figureColname(n *pg_query.Node) (string, int) {
+	switch v := n.Node.(type) {
+	case *pg_query.Node_ColumnRef:
+		f := v.ColumnRef.Fields
+		if s := f[len(f)-1].GetString_(); s != nil {
+			return s.Sval, 2
+		}
 	case *pg_query.Node_FuncCall:
 		f := v.FuncCall.Funcname
-		return []outCol{{name: f[len(f)-1].GetString_().GetSval()}}
-	case *pg_query.Node_CoalesceExpr:
-		return []outCol{{name: "coalesce"}}
+		return f[len(f)-1].GetString_().GetSval(), 2
 	case *pg_query.Node_AExpr:
 		if v.AExpr.Kind == pg_query.A_Expr_Kind_AEXPR_NULLIF {
-			return []outCol{{name: "nullif"}}
+			return "nullif", 2
 		}
+	case *pg_query.Node_TypeCast:
+		name, st := figureColname(v.TypeCast.Arg)
+		if st > 1 || st < 0 {
+			return name, st
+		}
+		if tn := v.TypeCast.TypeName; tn != nil && len(tn.Names) > 0 {
+			return tn.Names[len(tn.Names)-1].GetString_().GetSval(), 1
+		}
+		return name, st
 	case *pg_query.Node_CaseExpr:
-		// PostgreSQL names a CASE after its ELSE when that has a name of
-		// its own (a column, a function, …), else "case".
 		if d := v.CaseExpr.Defresult; d != nil {
-			c := derivedCols(d, sc)
-			switch {
-			case len(c) != 1 || c[0].star != nil:
-				return []outCol{{opaque: true}}
-			case c[0].name != "?column?" || d.GetColumnRef() != nil:
-				return c
+			name, st := figureColname(d)
+			if st > 1 || st < 0 {
+				return name, st
 			}
 		}
-		return []outCol{{name: "case"}}
+		return "case", 1
+	case *pg_query.Node_CoalesceExpr:
+		return "coalesce", 2
+	case *pg_query.Node_MinMaxExpr:
+		if v.MinMaxExpr.Op == pg_query.MinMaxOp_IS_GREATEST {
+			return "greatest", 2
+		}
+		return "least", 2
+	case *pg_query.Node_SqlvalueFunction:
+		if kw, ok := sqlValueFuncs[v.SqlvalueFunction.Op]; ok {
+			return strings.ToLower(kw), 2
+		}
+		return "", -1
+	case *pg_query.Node_GroupingFunc:
+		return "grouping", 2
 	case *pg_query.Node_SubLink:
 		if v.SubLink.SubLinkType == pg_query.SubLinkType_EXISTS_SUBLINK {
-			return []outCol{{name: "exists"}}
+			return "exists", 2
 		}
-		// A scalar subquery takes its inner column's name: not tracked.
-		return []outCol{{opaque: true}}
+		return "", -1
 	}
-	return []outCol{{name: "?column?"}}
+	return "", 0
 }
 
 // fromItem registers one FROM entry (recursively for joins) in sc and walks
