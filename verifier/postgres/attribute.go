@@ -69,20 +69,33 @@ func (o *outputs) has(name string) (colStatus, *verifier.Table) {
 func (w *walker) attribute(name string, sc *scope) error {
 	var cand *verifier.Table
 	maybes := 0
+	// size is the largest substituted size the name may stand for
+	// (growth.go), charged whichever entry PostgreSQL picks.
+	size := int64(1)
 	for s := sc; s != nil; s = s.parent {
+		sure := false
 		for _, it := range s.items {
 			st, t := it.has(name)
+			if st != colNo && it.table == nil {
+				size = max(size, it.out.colSize(name))
+			}
 			switch st {
 			case colYes:
-				// A sure match at this level: PostgreSQL takes it (or
-				// reports it ambiguous); anything maybe-matching here or
-				// further in is no sure obligation.
-				return nil
+				sure = true
 			case colMaybe:
 				maybes++
 				cand = t
 			}
 		}
+		if sure {
+			// A sure match at this level: PostgreSQL takes it (or
+			// reports it ambiguous); anything maybe-matching here or
+			// further in is no sure obligation.
+			return w.charge(size)
+		}
+	}
+	if err := w.charge(size); err != nil {
+		return err
 	}
 	switch {
 	case maybes == 0:

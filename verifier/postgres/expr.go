@@ -46,6 +46,7 @@ func (w *walker) expr(n *pg_query.Node, sc *scope, env *cteEnv, ctx exprCtx) err
 		return err
 	}
 	defer w.leave()
+	w.cost++
 	top := ctx.topTarget
 	ctx.topTarget = false
 	outNames := ctx.outNames
@@ -380,7 +381,10 @@ func (w *walker) columnRef(c *pg_query.ColumnRef, sc *scope, top bool, outNames 
 			w.b.AddColumn(*it.table, name)
 			return nil
 		}
-		return it.out.check(name, w.b)
+		if err := it.out.check(name, w.b); err != nil {
+			return err
+		}
+		return w.charge(it.out.colSize(name))
 	case len(f) == 3 && !star:
 		// schema.table.column names an unaliased physical table.
 		sch, rel, col := f[0].GetString_(), f[1].GetString_(), f[2].GetString_()

@@ -20,6 +20,9 @@ type walker struct {
 	// write is set for table_write mode: subqueries and other relations
 	// are refused with write_shape_not_allowed.
 	write bool
+	// cost counts the expression nodes walked plus those substitution
+	// adds; added counts only the latter (growth.go).
+	cost, added int64
 }
 
 // scope is the FROM namespace of one SELECT (or of a write's target).
@@ -139,9 +142,11 @@ func (w *walker) selectStmt(sel *pg_query.SelectStmt, parent *scope, env *cteEnv
 		if out, err = w.selectStmt(sel.Larg, parent, env); err != nil {
 			return nil, err
 		}
-		if _, err := w.selectStmt(sel.Rarg, parent, env); err != nil {
+		right, err := w.selectStmt(sel.Rarg, parent, env)
+		if err != nil {
 			return nil, err
 		}
+		widen(out, right)
 		// ORDER BY and LIMIT of a set operation see only its output names.
 		own := &scope{parent: parent}
 		if err := w.tail(sel, own, env, out.names()); err != nil {
@@ -259,14 +264,23 @@ func (w *walker) simpleSelect(sel *pg_query.SelectStmt, parent *scope, env *cteE
 		if rt == nil || rt.Val == nil || len(rt.Indirection) > 0 {
 			return nil, refuse(verifier.CodeConstructNotAllowed)
 		}
+		start := w.cost
 		if err := w.expr(rt.Val, sc, env, exprCtx{topTarget: true}); err != nil {
 			return nil, err
 		}
+		size := w.cost - start
 		switch {
 		case rt.Name != "":
-			out.cols = append(out.cols, outCol{name: rt.Name, explicit: true})
+			out.cols = append(out.cols, outCol{name: rt.Name, explicit: true, size: size})
 		default:
-			out.cols = append(out.cols, derivedCols(rt.Val, sc)...)
+			cols := derivedCols(rt.Val, sc)
+			if !isStar(rt.Val) {
+				// One column; a * keeps the sizes of what it expands.
+				for i := range cols {
+					cols[i].size = size
+				}
+			}
+			out.cols = append(out.cols, cols...)
 		}
 	}
 	if dc := sel.DistinctClause; len(dc) > 0 {
@@ -372,6 +386,12 @@ func (w *walker) groupItem(n *pg_query.Node, sc *scope, env *cteEnv, outNames ma
 		return nil
 	}
 	return w.expr(n, sc, env, exprCtx{outNames: outNames})
+}
+
+// isStar reports whether a target list entry is * or alias.*.
+func isStar(n *pg_query.Node) bool {
+	f := n.GetColumnRef().GetFields()
+	return len(f) > 0 && f[len(f)-1].GetAStar() != nil
 }
 
 // derivedCols returns the output positions of an unaliased target list
