@@ -44,10 +44,18 @@ type funcSpec struct {
 	// numberArg is set when the constArg must be a numeric constant
 	// (percentile_cont's fraction), not a string.
 	numberArg bool
+	// growArg is the 1-based position of an argument that must be a
+	// string constant of at most maxReplacement bytes (replace's
+	// replacement, which multiplies a value's length); 0 for none.
+	growArg int
 }
 
 // maxPadLength bounds lpad and rpad: their result is exactly that long.
 const maxPadLength = 10000
+
+// maxReplacement bounds replace's replacement string, so replace makes
+// a value at most that many times longer.
+const maxReplacement = 100
 
 // maxVariadicArgs bounds concat and concat_ws.
 const maxVariadicArgs = 100
@@ -90,7 +98,7 @@ var pgFunctions = map[string]funcSpec{
 	"rtrim":      {kind: fnScalar, minArgs: 1, maxArgs: 2},
 	"concat":     {kind: fnScalar, minArgs: 1, maxArgs: maxVariadicArgs},
 	"concat_ws":  {kind: fnScalar, minArgs: 2, maxArgs: maxVariadicArgs},
-	"replace":    {kind: fnScalar, minArgs: 3, maxArgs: 3},
+	"replace":    {kind: fnScalar, minArgs: 3, maxArgs: 3, growArg: 3},
 	"left":       {kind: fnScalar, minArgs: 2, maxArgs: 2},
 	"right":      {kind: fnScalar, minArgs: 2, maxArgs: 2},
 	"position":   {kind: fnScalar, minArgs: 2, maxArgs: 2},
@@ -221,6 +229,12 @@ func (w *walker) callShape(name string, f *pg_query.FuncCall, sc *scope, env *ct
 	if spec.lengthArg > 0 && spec.lengthArg <= len(f.Args) {
 		n, ok := intConst(f.Args[spec.lengthArg-1])
 		if !ok || n < 0 || n > maxPadLength {
+			return refuse(verifier.CodeFunctionNotAllowed)
+		}
+	}
+	if spec.growArg > 0 && spec.growArg <= len(f.Args) {
+		c := f.Args[spec.growArg-1].GetAConst()
+		if c == nil || c.GetSval() == nil || len(c.GetSval().GetSval()) > maxReplacement {
 			return refuse(verifier.CodeFunctionNotAllowed)
 		}
 	}
