@@ -310,11 +310,6 @@ var WholeRowFunctions = map[string]bool{
 	"text": true, "name": true, "length": true, "lower": true, "upper": true,
 	"octet_length": true, "char_length": true, "coalesce": true, "nullif": true,
 	"sum": true, "avg": true, "abs": true, "round": true,
-	"mode": true, "every": true, "bool_and": true, "bool_or": true,
-	"first_value": true, "last_value": true, "lag": true, "lead": true,
-	"nth_value": true, "greatest": true, "least": true, "stddev": true,
-	"variance": true, "initcap": true, "btrim": true, "ltrim": true, "rtrim": true,
-	"left": true, "right": true, "replace": true, "substr": true, "substring": true,
 }
 
 // CheckText applies the checks every dialect runs before parsing: size,
