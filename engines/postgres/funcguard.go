@@ -280,9 +280,11 @@ var regTypes = map[string]bool{
 }
 
 // castTarget reads the type name after "::" and returns its first word.
-// The server prints a type outside the search path (pg_catalog alone)
+// The server prints a type outside the search path (pg_catalog, pg_temp)
 // qualified, so a qualified name is a user type (a domain, an enum, a
 // composite or base type of an extension): refused, as are the reg* types.
+// A type of the session's own temporary schema would print unqualified;
+// the engine's sessions create none, and pg_catalog is searched first.
 func castTarget(rest string) (string, bool) {
 	if rest == "" {
 		return "", false
