@@ -181,7 +181,7 @@ func Sample(d verifier.Dialect, schema string, seed int64, n int) []string {
 		if i%4 == 3 {
 			g = h
 		}
-		if an != nil && i%8 == 5 { // pg_analytics.go: one in eight on PostgreSQL
+		if an != nil && i%8 == 2 { // pg_analytics.go: one in eight on PostgreSQL
 			g = an
 		}
 		v, _ := g(p).Retrieve()
