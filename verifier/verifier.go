@@ -66,6 +66,13 @@ const (
 	MaxTables   = 16       // physical table references in one query
 	MaxAliases  = 32       // tables, subqueries and CTEs together
 	MaxDepth    = 200      // nesting of expressions and subqueries
+	// MaxExpressionGrowth bounds how many expression nodes substituting
+	// derived-table and CTE columns into the places that reference them may
+	// add to a query (the servers' flatteners and SQLite's prepare copy an
+	// output column's expression into every reference). Text alone cannot
+	// reach it: 64 KiB holds fewer nodes; nested derived tables that
+	// repeat a column can (s||s||s||s over ten levels is 4^10 nodes).
+	MaxExpressionGrowth = 1 << 16
 )
 
 // Input is one verification request. The zero Mode is ModeRead.
@@ -174,6 +181,8 @@ const (
 	CodeLiteralNotAllowed    Code = "literal_not_allowed"
 	CodeCommentNotAllowed    Code = "comment_not_allowed"
 	CodeDuplicateAlias       Code = "duplicate_alias"
+	CodeExpressionTooLarge   Code = "expression_too_large"
+	CodeUnknownColumn        Code = "unknown_column"
 )
 
 // messages holds the static text for each code. A refusal's message is
@@ -216,6 +225,8 @@ var messages = map[Code]string{
 	CodeLiteralNotAllowed:    "this literal form is not allowed",
 	CodeCommentNotAllowed:    "this comment form is not allowed",
 	CodeDuplicateAlias:       "an alias is used twice in one scope",
+	CodeExpressionTooLarge:   "the query's expressions would grow too large after substitution",
+	CodeUnknownColumn:        "a column name matches no column of the tables and subqueries in scope",
 }
 
 // Codes returns every refusal code, sorted.
@@ -253,13 +264,36 @@ func AsRefusal(err error) (*Refusal, bool) {
 	return r, ok
 }
 
-// AllowedFunctions is the contract's function list, shared by every
-// dialect (a dialect may support fewer where the engine lacks one).
+// AllowedFunctions is every function name a dialect's read path may list
+// in a Verdict: the contract's list (count, sum, avg, min, max, abs,
+// lower, upper, length, char_length, octet_length, round, coalesce,
+// nullif), which every dialect shares, and the analytics functions
+// PostgreSQL's safe mode adds (docs/safe-sql.md says why each is safe).
+// Each dialect's verifier narrows it to its own list (verifier/mysql and
+// verifier/sqlite accept only the contract's names), and each engine
+// checks a verdict's names against it and against the server's catalog.
 var AllowedFunctions = map[string]bool{
 	"count": true, "sum": true, "avg": true, "min": true, "max": true,
 	"abs": true, "lower": true, "upper": true, "length": true,
 	"char_length": true, "octet_length": true, "round": true,
 	"coalesce": true, "nullif": true,
+	// PostgreSQL analytics (verifier/postgres/funcs.go).
+	"greatest": true, "least": true,
+	"floor": true, "ceil": true, "ceiling": true, "trunc": true, "mod": true,
+	"power": true, "sqrt": true, "sign": true,
+	"substring": true, "substr": true, "btrim": true, "ltrim": true, "rtrim": true,
+	"concat": true, "concat_ws": true, "replace": true, "left": true, "right": true,
+	"position": true, "strpos": true, "lpad": true, "rpad": true, "split_part": true,
+	"initcap": true,
+	"extract": true, "date_part": true, "date_trunc": true, "age": true, "to_char": true,
+	"make_date": true, "now": true,
+	"string_agg": true, "array_agg": true, "stddev": true, "stddev_pop": true,
+	"stddev_samp": true, "variance": true, "var_pop": true, "var_samp": true,
+	"bool_and": true, "bool_or": true, "every": true,
+	"percentile_cont": true, "percentile_disc": true, "mode": true,
+	"row_number": true, "rank": true, "dense_rank": true, "ntile": true,
+	"percent_rank": true, "cume_dist": true, "lag": true, "lead": true,
+	"first_value": true, "last_value": true, "nth_value": true,
 }
 
 // WholeRowFunctions are functions that accept a whole row; a qualified

@@ -51,20 +51,45 @@ var planFieldNames = map[string]bool{
 }
 
 // syntaxCalls are the SQL-syntax forms the server prints like calls,
-// mapped to the verdict function that stands for them. GREATEST and LEAST
-// are left out: the verifier never accepts them.
-var syntaxCalls = map[string]string{"COALESCE": "coalesce", "NULLIF": "nullif"}
+// mapped to the verdict function that stands for them: the function the
+// syntax calls (EXTRACT calls extract, SUBSTRING substring, POSITION
+// position), or the expression node's own name (COALESCE, NULLIF,
+// GREATEST, LEAST, which call none). TRIM is decided by trimCall.
+var syntaxCalls = map[string]string{
+	"COALESCE": "coalesce", "NULLIF": "nullif", "GREATEST": "greatest", "LEAST": "least",
+	"EXTRACT": "extract", "SUBSTRING": "substring", "POSITION": "position",
+}
 
-// constructors print like calls but call no function: ROW(a, b) and
-// ARRAY(SubPlan n), whose subplan is a plan node checked on its own.
-var constructors = map[string]bool{"ROW": true, "ARRAY": true}
+// constructors print like calls but call no function: ROW(a, b),
+// ARRAY(SubPlan n), whose subplan is a plan node checked on its own, and
+// GROUPING(a, b), computed from the grouping set being emitted.
+var constructors = map[string]bool{"ROW": true, "ARRAY": true, "GROUPING": true}
 
 // spacedWords are the keywords the server prints before a parenthesis
 // with a space between (a call never has one): boolean connectives,
-// quantified comparisons, CASE arms and a window's OVER.
+// quantified comparisons, CASE arms, a window's OVER, an aggregate's
+// DISTINCT, ORDER BY, FILTER (WHERE …) and WITHIN GROUP, and the inner
+// keywords of EXTRACT, SUBSTRING, POSITION and TRIM.
 var spacedWords = map[string]bool{
 	"AND": true, "OR": true, "NOT": true, "ANY": true, "ALL": true,
 	"WHEN": true, "THEN": true, "ELSE": true, "OVER": true,
+	"DISTINCT": true, "BY": true, "FILTER": true, "WHERE": true, "GROUP": true,
+	"FROM": true, "FOR": true, "IN": true, "SIMILAR": true, "ESCAPE": true,
+	"BOTH": true, "LEADING": true, "TRAILING": true,
+}
+
+// trimCall returns the function TRIM(…) calls, from the word after the
+// parenthesis, or "".
+func trimCall(rest string) string {
+	switch {
+	case strings.HasPrefix(rest, "BOTH "):
+		return "btrim"
+	case strings.HasPrefix(rest, "LEADING "):
+		return "ltrim"
+	case strings.HasPrefix(rest, "TRAILING "):
+		return "rtrim"
+	}
+	return ""
 }
 
 // typmodWords are type names format_type prints with a type modifier in
@@ -87,7 +112,9 @@ var reTypmodArgs = regexp.MustCompile(`^\d+(?:,\d+)?\)`)
 const explainPrefix = "EXPLAIN (VERBOSE, FORMAT JSON) EXECUTE "
 
 // checkPlanFunctions prints the prepared statement's plan and refuses it
-// when it calls a function outside allowed.
+// when it calls a function outside allowed, casts to a type outside
+// pg_catalog or to a reg* type, or casts a non-constant to a type that a
+// user-defined cast targets.
 func (e *Engine) checkPlanFunctions(ctx context.Context, stmt string, allowed map[string]bool) error {
 	rows, err := e.query(ctx, explainPrefix+stmt)
 	if err != nil {
@@ -96,53 +123,74 @@ func (e *Engine) checkPlanFunctions(ctx context.Context, stmt string, allowed ma
 	if len(rows) != 1 || len(rows[0]) != 1 {
 		return engines.NewError(engines.CodeFailed, engines.ReasonExecution, nil)
 	}
-	return checkPlanJSON(rows[0][0], allowed)
+	casts, err := checkPlanJSON(rows[0][0], allowed)
+	if err != nil || len(casts) == 0 {
+		return err
+	}
+	return e.checkUserCasts(ctx, casts)
 }
 
-// checkPlanJSON walks an EXPLAIN JSON plan and checks every expression.
-func checkPlanJSON(plan []byte, allowed map[string]bool) error {
+// checkPlanJSON walks an EXPLAIN JSON plan and checks every expression. It
+// returns the first words of the types non-constant values are cast to.
+func checkPlanJSON(plan []byte, allowed map[string]bool) (map[string]bool, error) {
 	var root any
 	if err := json.Unmarshal(plan, &root); err != nil {
-		return engines.NewError(engines.CodeDenied, ReasonUnlistedFunction, err)
+		return nil, engines.NewError(engines.CodeDenied, ReasonUnlistedFunction, err)
 	}
 	if _, ok := root.([]any); !ok {
-		return engines.NewError(engines.CodeDenied, ReasonUnlistedFunction, nil)
+		return nil, engines.NewError(engines.CodeDenied, ReasonUnlistedFunction, nil)
 	}
-	if !walkPlan(root, "", allowed) {
-		return engines.NewError(engines.CodeDenied, ReasonUnlistedFunction, nil)
+	casts := map[string]bool{}
+	if !walkPlan(root, "", allowed, casts) {
+		return nil, engines.NewError(engines.CodeDenied, ReasonUnlistedFunction, nil)
 	}
-	return nil
+	return casts, nil
 }
 
 // walkPlan checks every string under n; field is the key n was found under.
-func walkPlan(n any, field string, allowed map[string]bool) bool {
+func walkPlan(n any, field string, allowed, casts map[string]bool) bool {
 	switch v := n.(type) {
 	case map[string]any:
 		for k, x := range v {
-			if !walkPlan(x, k, allowed) {
+			if !walkPlan(x, k, allowed, casts) {
 				return false
 			}
 		}
 	case []any:
 		for _, x := range v {
-			if !walkPlan(x, field, allowed) {
+			if !walkPlan(x, field, allowed, casts) {
 				return false
 			}
 		}
 	case string:
-		return planFieldNames[field] || exprCallsAllowed(v, allowed)
+		return planFieldNames[field] || scanExpr(v, allowed, casts)
 	}
 	return true
 }
 
 // exprCallsAllowed scans one printed expression and reports whether every
-// name followed by "(" is an allowed call. It fails closed on text it
-// cannot lex.
+// name followed by "(" is an allowed call and every cast a built-in
+// type's. It fails closed on text it cannot lex.
 func exprCallsAllowed(s string, allowed map[string]bool) bool {
+	return scanExpr(s, allowed, map[string]bool{})
+}
+
+// scanExpr is exprCallsAllowed, also recording in casts the first word of
+// each type a non-constant value is cast to.
+func scanExpr(s string, allowed, casts map[string]bool) bool {
 	i := 0
 	for i < len(s) {
 		c := s[i]
 		switch {
+		case c == ':' && i+1 < len(s) && s[i+1] == ':':
+			word, ok := castTarget(s[i+2:])
+			if !ok {
+				return false
+			}
+			if i > 0 && s[i-1] == ')' {
+				casts[word] = true
+			}
+			i += 2
 		case c == '\'':
 			end, ok := skipLiteral(s, i+1, false)
 			if !ok {
@@ -213,10 +261,86 @@ func callAllowed(s string, start int, word string, spaced bool, allowed map[stri
 	if constructors[word] {
 		return true
 	}
+	if word == "TRIM" {
+		fn := trimCall(s[start+len(word)+1:])
+		return fn != "" && allowed[fn]
+	}
 	if typmodWords[word] && reTypmodContext.MatchString(s[:start]) && reTypmodArgs.MatchString(s[start+len(word)+1:]) {
 		return true
 	}
 	return allowed[word]
+}
+
+// regTypes are the object identifier types: their input functions look
+// names up in the catalogs.
+var regTypes = map[string]bool{
+	"regclass": true, "regcollation": true, "regconfig": true, "regdictionary": true,
+	"regnamespace": true, "regoper": true, "regoperator": true, "regproc": true,
+	"regprocedure": true, "regrole": true, "regtype": true,
+}
+
+// castTarget reads the type name after "::" and returns its first word.
+// The server prints a type outside the search path (pg_catalog, pg_temp)
+// qualified, so a qualified name is a user type (a domain, an enum, a
+// composite or base type of an extension): refused, as are the reg* types.
+// A type of the session's own temporary schema would print unqualified;
+// the engine's sessions create none, and pg_catalog is searched first.
+func castTarget(rest string) (string, bool) {
+	if rest == "" {
+		return "", false
+	}
+	if rest[0] == '"' {
+		name, end, ok := quotedName(rest, 1)
+		if !ok || (end < len(rest) && rest[end] == '.') {
+			return "", false
+		}
+		return name, true
+	}
+	j := 0
+	for j < len(rest) && isIdentCont(rest[j]) {
+		j++
+	}
+	word := rest[:j]
+	if j == 0 || !isIdentStart(rest[0]) || (j < len(rest) && rest[j] == '.') || regTypes[word] {
+		return "", false
+	}
+	return word, true
+}
+
+// userCastQuery lists the first word of every type a user-defined cast
+// (one created after initdb) converts to. It runs in a savepoint that is
+// rolled back, which releases its lock on pg_cast: the relation guard
+// (relguard.go) would otherwise see the guard's own catalog read as a
+// relation the statement locked. One round trip, simple protocol, no
+// parameters.
+const userCastQuery = `SAVEPOINT dbeast_cast_check;
+SELECT DISTINCT pg_catalog.split_part(pg_catalog.format_type(c.casttarget, NULL), ' ', 1)
+FROM pg_catalog.pg_cast c WHERE c.oid >= 16384;
+ROLLBACK TO SAVEPOINT dbeast_cast_check;
+RELEASE SAVEPOINT dbeast_cast_check`
+
+// checkUserCasts refuses a plan that casts a non-constant value to a type
+// some user-defined cast targets: the plan prints every cast the same
+// way, so the cast that runs might be the user's function. It compares
+// first words (numeric, character, timestamp, …), which can refuse more
+// than needed, never less.
+func (e *Engine) checkUserCasts(ctx context.Context, casts map[string]bool) error {
+	results, err := e.pg.Exec(ctx, userCastQuery).ReadAll()
+	if err != nil {
+		return mapErr(ctx, err)
+	}
+	if len(results) != 4 {
+		return engines.NewError(engines.CodeFailed, engines.ReasonExecution, nil)
+	}
+	for _, r := range results[1].Rows {
+		if len(r) != 1 {
+			return engines.NewError(engines.CodeFailed, engines.ReasonExecution, nil)
+		}
+		if casts[strings.TrimSuffix(strings.Trim(string(r[0]), `"`), "[]")] {
+			return engines.NewError(engines.CodeDenied, ReasonUnlistedFunction, nil)
+		}
+	}
+	return nil
 }
 
 // skipLiteral returns the offset after a quoted literal whose body starts

@@ -32,6 +32,9 @@ type outCol struct {
 	// (JOIN … USING and NATURAL JOIN reorder the columns): its name is
 	// right, but an alias column list cannot tell which name it renames.
 	moved bool
+	// size is the column's expression size in nodes after substitution
+	// (growth.go); 0 and 1 both mean a plain column.
+	size int64
 }
 
 // names returns every known output name (for ORDER BY, GROUP BY and
@@ -64,7 +67,11 @@ func renamed(out *outputs, cols []*pg_query.Node) (*outputs, error) {
 		if s == nil {
 			return nil, refuse(verifier.CodeConstructNotAllowed)
 		}
-		r.cols = append(r.cols, outCol{name: s.Sval, explicit: true})
+		col := outCol{name: s.Sval, explicit: true, size: out.maxSize()}
+		if i >= 0 && i < len(out.cols) && out.cols[i].star == nil && !out.cols[i].opaque && !out.cols[i].moved {
+			col.size = out.cols[i].size
+		}
+		r.cols = append(r.cols, col)
 		if i >= 0 && i < len(out.cols) && out.cols[i].star == nil && !out.cols[i].opaque && !out.cols[i].moved {
 			i++
 		} else {
@@ -72,7 +79,7 @@ func renamed(out *outputs, cols []*pg_query.Node) (*outputs, error) {
 		}
 	}
 	if i < 0 {
-		r.cols = append(r.cols, outCol{opaque: true})
+		r.cols = append(r.cols, outCol{opaque: true, size: out.maxSize()})
 		return r, nil
 	}
 	r.cols = append(r.cols, out.cols[i:]...)
@@ -98,13 +105,15 @@ func (o *outputs) check(name string, b *verifier.Builder) error {
 			opaque = true
 		}
 	}
-	if verifier.WholeRowFunctions[name] {
-		return refuse(verifier.CodeColumnNameNotAllowed)
-	}
+	// A derived name (a column's, a function's, a cast's …) is known
+	// the way PostgreSQL gives it (derivedCols), so it is a column too.
 	for _, c := range o.cols {
 		if c.name == name {
 			return nil
 		}
+	}
+	if verifier.WholeRowFunctions[name] {
+		return refuse(verifier.CodeColumnNameNotAllowed)
 	}
 	// Not a known name: it may only be a column of the one table a *
 	// expanded, which the engine then checks.

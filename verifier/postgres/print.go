@@ -251,6 +251,7 @@ func (p *printer) simpleSelect(sel *pg_query.SelectStmt) {
 		p.s(" HAVING ")
 		p.expr(sel.HavingClause)
 	}
+	p.windowClause(sel.WindowClause)
 }
 
 func (p *printer) resTarget(n *pg_query.Node) {
@@ -574,6 +575,16 @@ func (p *printer) expr(n *pg_query.Node) {
 		p.subLink(v.SubLink)
 	case *pg_query.Node_SetToDefault:
 		p.s("DEFAULT")
+	case *pg_query.Node_TypeCast:
+		p.typeCast(v.TypeCast)
+	case *pg_query.Node_MinMaxExpr:
+		p.minMax(v.MinMaxExpr)
+	case *pg_query.Node_SqlvalueFunction:
+		p.sqlValue(v.SqlvalueFunction)
+	case *pg_query.Node_GroupingFunc:
+		p.s("GROUPING(")
+		p.list(v.GroupingFunc.Args, p.expr)
+		p.s(")")
 	default:
 		p.fail()
 	}
@@ -731,36 +742,6 @@ func (p *printer) boolExpr(e *pg_query.BoolExpr) {
 	default:
 		p.fail()
 	}
-}
-
-func (p *printer) funcCall(f *pg_query.FuncCall) {
-	if f.Over != nil || f.AggFilter != nil || len(f.AggOrder) > 0 || f.AggWithinGroup || f.FuncVariadic ||
-		f.Funcformat != pg_query.CoercionForm_COERCE_EXPLICIT_CALL {
-		p.fail()
-		return
-	}
-	for i, n := range f.Funcname {
-		if i > 0 {
-			p.s(".")
-		}
-		s := n.GetString_()
-		if s == nil {
-			p.fail()
-			return
-		}
-		p.ident(s.Sval)
-	}
-	p.s("(")
-	switch {
-	case f.AggStar:
-		p.s("*")
-	default:
-		if f.AggDistinct {
-			p.s("DISTINCT ")
-		}
-		p.list(f.Args, p.expr)
-	}
-	p.s(")")
 }
 
 func (p *printer) subLink(s *pg_query.SubLink) {

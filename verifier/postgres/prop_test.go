@@ -125,7 +125,32 @@ func (g *queryGen) expr(scope []item, depth int) string {
 	}
 	d := depth - 1
 	sub := func() string { return "(" + g.expr(scope, d) + ")" }
-	switch g.r.Intn(7) {
+	switch g.r.Intn(10) {
+	case 7:
+		// Casts and typed literals to built-in types (issue 16). Only the
+		// chosen form is built: building one draws tables.
+		switch g.r.Intn(3) {
+		case 0:
+			return sub() + "::" + g.pick("integer", "numeric(10,2)", "text", "varchar(8)", "date", "timestamptz", "interval", "jsonb", "bigint")
+		case 1:
+			return "CAST(" + g.expr(scope, d) + " AS " + g.pick("double precision", "char(3)", "boolean", "time") + ")"
+		}
+		return g.pick("date '2024-01-01'", "interval '3' month", "timestamp '2024-01-01 10:00'", "interval '1' day to second")
+	case 8:
+		// The scalar, string, date and JSON functions (issue 16).
+		switch g.r.Intn(6) {
+		case 0:
+			return g.pick("floor", "ceil", "sqrt", "sign", "initcap", "btrim", "trunc") + "(" + g.expr(scope, d) + ")"
+		case 1:
+			return fmt.Sprintf(g.pick("substring(%s FROM 1 FOR 2)", "trim(both FROM %s)", "position('a' IN %s)", "extract(year FROM %s)",
+				"date_trunc('day', %s)", "to_char(%s, 'YYYY')", "%s ->> 'k'", "%s #>> '{a,b}'", "lpad(%s, 5, '*')",
+				"replace(%s, 'a', 'b')", "\"left\"(%s, 2)", "least(%s, 1)"), sub())
+		case 2:
+			return "greatest(" + sub() + ", " + sub() + ")"
+		case 3:
+			return "concat(" + sub() + ", " + sub() + ")"
+		}
+		return g.expr(scope, 0)
 	case 0, 1:
 		return sub() + " " + g.pick("+", "-", "*", "/", "%", "||") + " " + sub()
 	case 2:
@@ -288,7 +313,14 @@ func (g *queryGen) selectCore(outer []item, correlated, single bool) string {
 		keys = append(keys, k)
 		if !single {
 			targets = append(targets, g.pick("count(*)", "count(DISTINCT "+g.column(scope)+")",
-				"sum("+g.column(scope)+")", "max("+g.column(scope)+") AS m", "avg("+g.column(scope)+")"))
+				"sum("+g.column(scope)+")", "max("+g.column(scope)+") AS m", "avg("+g.column(scope)+")",
+				"string_agg("+g.column(scope)+", ',' ORDER BY "+g.column(scope)+")",
+				"percentile_cont(0.5) WITHIN GROUP (ORDER BY "+g.column(scope)+")",
+				"stddev("+g.column(scope)+")", "array_agg(DISTINCT "+g.column(scope)+")"))
+			if g.r.Intn(3) == 0 {
+				// Only built when chosen: a condition may draw tables.
+				targets = append(targets, "count(*) FILTER (WHERE "+g.pred(scope, 1)+")")
+			}
 		}
 	} else {
 		n := g.r.Intn(3)
@@ -299,6 +331,12 @@ func (g *queryGen) selectCore(outer []item, correlated, single bool) string {
 			e := g.expr(all, g.r.Intn(3))
 			targets = append(targets, e+g.pick("", " AS x", " AS \"Mixed Case\""))
 			keys = append(keys, e)
+		}
+		if !single && g.r.Intn(4) == 0 {
+			// A window function (issue 16); not a grouping key.
+			targets = append(targets, g.pick("row_number() OVER (ORDER BY "+g.column(scope)+")",
+				"sum("+g.column(scope)+") OVER (PARTITION BY "+g.column(scope)+" ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)",
+				"lag("+g.column(scope)+", 1) OVER ()", "rank() OVER (ORDER BY "+g.column(scope)+" DESC)"))
 		}
 	}
 	if e, ok := extraTarget[mut]; ok {
@@ -368,15 +406,15 @@ func (g *queryGen) query() string {
 
 // extraTarget holds the mutations that add one target list entry.
 var extraTarget = map[string]string{
-	"cast":      "(1)::text",
-	"typed":     "date '2024-01-01'",
+	"cast":      "(1)::regclass",
+	"typed":     "public.mood 'happy'",
 	"func":      "pg_sleep(1)",
 	"setconfig": "set_config('a', 'b', false)",
 	"nextval":   "nextval('s')",
 	"readfile":  "pg_read_file('/etc/passwd')",
 	"quoted":    `"LOWER"('a')`,
-	"window":    "count(*) OVER ()",
-	"filter":    "count(*) FILTER (WHERE true)",
+	"window":    "count(*) OVER (ROWS (1 + 1) PRECEDING)",
+	"filter":    "lower('a') FILTER (WHERE true)",
 	"collate":   `'a' COLLATE "C"`,
 	"param":     "$1",
 	"sysschema": "(SELECT 1 FROM pg_catalog.pg_class LIMIT 1)",
@@ -385,7 +423,7 @@ var extraTarget = map[string]string{
 	"operator":  "1 OPERATOR(pg_catalog.+) 1",
 	"similar":   "'a' SIMILAR TO 'b'",
 	"sqlvalue":  "current_user",
-	"greatest":  "greatest(1, 2)",
+	"greatest":  "public.greatest(1, 2)",
 	"aliasfunc": "(SELECT s.count FROM (SELECT 1 AS x) s)",
 	"wholerow":  "(SELECT s FROM (SELECT 1 AS x) s)",
 	"array":     "ARRAY[1]",

@@ -20,6 +20,9 @@ type walker struct {
 	// write is set for table_write mode: subqueries and other relations
 	// are refused with write_shape_not_allowed.
 	write bool
+	// cost counts the expression nodes walked plus those substitution
+	// adds; added counts only the latter (growth.go).
+	cost, added int64
 }
 
 // scope is the FROM namespace of one SELECT (or of a write's target).
@@ -109,8 +112,6 @@ func (w *walker) selectStmt(sel *pg_query.SelectStmt, parent *scope, env *cteEnv
 		return nil, refuse(verifier.CodeSelectInto)
 	case len(sel.LockingClause) > 0:
 		return nil, refuse(verifier.CodeLockingClause)
-	case len(sel.WindowClause) > 0:
-		return nil, refuse(verifier.CodeWindowNotAllowed)
 	case len(sel.ValuesLists) > 0:
 		return nil, refuse(verifier.CodeStatementNotAllowed)
 	case isTableForm(sel):
@@ -133,7 +134,7 @@ func (w *walker) selectStmt(sel *pg_query.SelectStmt, parent *scope, env *cteEnv
 			return nil, err
 		}
 	case pg_query.SetOperation_SETOP_UNION, pg_query.SetOperation_SETOP_INTERSECT, pg_query.SetOperation_SETOP_EXCEPT:
-		if sel.Larg == nil || sel.Rarg == nil || len(sel.TargetList) > 0 || len(sel.FromClause) > 0 ||
+		if sel.Larg == nil || sel.Rarg == nil || len(sel.TargetList) > 0 || len(sel.FromClause) > 0 || len(sel.WindowClause) > 0 ||
 			sel.WhereClause != nil || len(sel.GroupClause) > 0 || sel.HavingClause != nil || len(sel.DistinctClause) > 0 {
 			return nil, refuse(verifier.CodeConstructNotAllowed)
 		}
@@ -141,9 +142,11 @@ func (w *walker) selectStmt(sel *pg_query.SelectStmt, parent *scope, env *cteEnv
 		if out, err = w.selectStmt(sel.Larg, parent, env); err != nil {
 			return nil, err
 		}
-		if _, err := w.selectStmt(sel.Rarg, parent, env); err != nil {
+		right, err := w.selectStmt(sel.Rarg, parent, env)
+		if err != nil {
 			return nil, err
 		}
+		widen(out, right)
 		// ORDER BY and LIMIT of a set operation see only its output names.
 		own := &scope{parent: parent}
 		if err := w.tail(sel, own, env, out.names()); err != nil {
@@ -261,14 +264,23 @@ func (w *walker) simpleSelect(sel *pg_query.SelectStmt, parent *scope, env *cteE
 		if rt == nil || rt.Val == nil || len(rt.Indirection) > 0 {
 			return nil, refuse(verifier.CodeConstructNotAllowed)
 		}
+		start := w.cost
 		if err := w.expr(rt.Val, sc, env, exprCtx{topTarget: true}); err != nil {
 			return nil, err
 		}
+		size := w.cost - start
 		switch {
 		case rt.Name != "":
-			out.cols = append(out.cols, outCol{name: rt.Name, explicit: true})
+			out.cols = append(out.cols, outCol{name: rt.Name, explicit: true, size: size})
 		default:
-			out.cols = append(out.cols, derivedCols(rt.Val, sc)...)
+			cols := derivedCols(rt.Val, sc)
+			if !isStar(rt.Val) {
+				// One column; a * keeps the sizes of what it expands.
+				for i := range cols {
+					cols[i].size = size
+				}
+			}
+			out.cols = append(out.cols, cols...)
 		}
 	}
 	if dc := sel.DistinctClause; len(dc) > 0 {
@@ -295,6 +307,9 @@ func (w *walker) simpleSelect(sel *pg_query.SelectStmt, parent *scope, env *cteE
 		if err := w.expr(sel.HavingClause, sc, env, exprCtx{}); err != nil {
 			return nil, err
 		}
+	}
+	if err := w.windowClause(sel.WindowClause, sc, env); err != nil {
+		return nil, err
 	}
 	if err := w.tail(sel, sc, env, out.names()); err != nil {
 		return nil, err
@@ -373,6 +388,12 @@ func (w *walker) groupItem(n *pg_query.Node, sc *scope, env *cteEnv, outNames ma
 	return w.expr(n, sc, env, exprCtx{outNames: outNames})
 }
 
+// isStar reports whether a target list entry is * or alias.*.
+func isStar(n *pg_query.Node) bool {
+	f := n.GetColumnRef().GetFields()
+	return len(f) > 0 && f[len(f)-1].GetAStar() != nil
+}
+
 // derivedCols returns the output positions of an unaliased target list
 // entry: the name PostgreSQL gives it where the walker can tell it for
 // sure, the expansion of a *, or an opaque position.
@@ -402,36 +423,74 @@ func derivedCols(n *pg_query.Node, sc *scope) []outCol {
 			}
 		}
 		return []outCol{{opaque: true}}
+	}
+	name, strength := figureColname(n)
+	switch {
+	case strength < 0:
+		return []outCol{{opaque: true}}
+	case strength == 0:
+		return []outCol{{name: "?column?"}}
+	}
+	return []outCol{{name: name}}
+}
+
+// figureColname is PostgreSQL's FigureColnameInternal for the expressions
+// the walker accepts: the name an unaliased output column gets and how
+// strongly (2: its own name, 1: a fallback such as "case" or a cast's
+// type, 0: none, so "?column?"). A negative strength means a name the
+// walker does not track (a scalar subquery takes its inner column's).
+func figureColname(n *pg_query.Node) (string, int) {
+	switch v := n.Node.(type) {
+	case *pg_query.Node_ColumnRef:
+		f := v.ColumnRef.Fields
+		if s := f[len(f)-1].GetString_(); s != nil {
+			return s.Sval, 2
+		}
 	case *pg_query.Node_FuncCall:
 		f := v.FuncCall.Funcname
-		return []outCol{{name: f[len(f)-1].GetString_().GetSval()}}
-	case *pg_query.Node_CoalesceExpr:
-		return []outCol{{name: "coalesce"}}
+		return f[len(f)-1].GetString_().GetSval(), 2
 	case *pg_query.Node_AExpr:
 		if v.AExpr.Kind == pg_query.A_Expr_Kind_AEXPR_NULLIF {
-			return []outCol{{name: "nullif"}}
+			return "nullif", 2
 		}
+	case *pg_query.Node_TypeCast:
+		name, st := figureColname(v.TypeCast.Arg)
+		if st > 1 || st < 0 {
+			return name, st
+		}
+		if tn := v.TypeCast.TypeName; tn != nil && len(tn.Names) > 0 {
+			return tn.Names[len(tn.Names)-1].GetString_().GetSval(), 1
+		}
+		return name, st
 	case *pg_query.Node_CaseExpr:
-		// PostgreSQL names a CASE after its ELSE when that has a name of
-		// its own (a column, a function, …), else "case".
 		if d := v.CaseExpr.Defresult; d != nil {
-			c := derivedCols(d, sc)
-			switch {
-			case len(c) != 1 || c[0].star != nil:
-				return []outCol{{opaque: true}}
-			case c[0].name != "?column?" || d.GetColumnRef() != nil:
-				return c
+			name, st := figureColname(d)
+			if st > 1 || st < 0 {
+				return name, st
 			}
 		}
-		return []outCol{{name: "case"}}
+		return "case", 1
+	case *pg_query.Node_CoalesceExpr:
+		return "coalesce", 2
+	case *pg_query.Node_MinMaxExpr:
+		if v.MinMaxExpr.Op == pg_query.MinMaxOp_IS_GREATEST {
+			return "greatest", 2
+		}
+		return "least", 2
+	case *pg_query.Node_SqlvalueFunction:
+		if kw, ok := sqlValueFuncs[v.SqlvalueFunction.Op]; ok {
+			return strings.ToLower(kw), 2
+		}
+		return "", -1
+	case *pg_query.Node_GroupingFunc:
+		return "grouping", 2
 	case *pg_query.Node_SubLink:
 		if v.SubLink.SubLinkType == pg_query.SubLinkType_EXISTS_SUBLINK {
-			return []outCol{{name: "exists"}}
+			return "exists", 2
 		}
-		// A scalar subquery takes its inner column's name: not tracked.
-		return []outCol{{opaque: true}}
+		return "", -1
 	}
-	return []outCol{{name: "?column?"}}
+	return "", 0
 }
 
 // fromItem registers one FROM entry (recursively for joins) in sc and walks
@@ -621,22 +680,6 @@ func (sc *scope) findItem(name string) *rangeItem {
 				return it
 			}
 		}
-	}
-	return nil
-}
-
-// soleTable returns the physical table an unqualified column of sc belongs
-// to: the innermost scope with FROM entries must have exactly one, and it
-// must be a physical table.
-func (sc *scope) soleTable() *verifier.Table {
-	for s := sc; s != nil; s = s.parent {
-		if len(s.items) == 0 {
-			continue
-		}
-		if len(s.items) == 1 {
-			return s.items[0].table
-		}
-		return nil
 	}
 	return nil
 }
