@@ -123,14 +123,23 @@ func TestInvalidInput(t *testing.T) {
 		tool string
 		args map[string]any
 		want Code
+		msg  string
 	}{
-		{"unknown property", "list_catalog", map[string]any{"session_token": tok, "sql": "x"}, CodeInvalidInput},
-		{"missing token", "list_catalog", map[string]any{}, CodeInvalidInput},
-		{"token wrong type", "list_catalog", map[string]any{"session_token": 5}, CodeInvalidInput},
-		{"token wrong shape", "end_session", map[string]any{"session_token": "dbs_short"}, CodeInvalidInput},
-		{"label too long", "begin_session", map[string]any{"label": string(long)}, CodeInvalidInput},
-		{"label control char", "begin_session", map[string]any{"label": "a\nb"}, CodeInvalidInput},
-		{"well-formed unknown token", "list_catalog", map[string]any{"session_token": newToken(sessionTokenPrefix)}, CodeSessionExpired},
+		{"unknown property", "list_catalog", map[string]any{"session_token": tok, "sql": "x"}, CodeInvalidInput, msgArgUnknown},
+		{"missing token", "list_catalog", map[string]any{}, CodeInvalidInput, "the required argument session_token is missing"},
+		{"token wrong type", "list_catalog", map[string]any{"session_token": 5}, CodeInvalidInput, msgArgInvalidPre + "session_token" + msgArgInvalidPost},
+		{"token wrong shape", "end_session", map[string]any{"session_token": "dbs_short"}, CodeInvalidInput, msgArgInvalidPre + "session_token" + msgArgInvalidPost},
+		{"label too long", "begin_session", map[string]any{"label": string(long)}, CodeInvalidInput, msgArgInvalidPre + "label" + msgArgInvalidPost},
+		{"label control char", "begin_session", map[string]any{"label": "a\nb"}, CodeInvalidInput, msgArgInvalidPre + "label" + msgArgInvalidPost},
+		{"nested field", "describe_table", map[string]any{"session_token": tok, "source_id": "src_" + strings.Repeat("0", 32),
+			"request_key": "6f1c2a4e-8b7d-4c1e-9a3f-0d2e5b6c7a81", "table": map[string]any{"schema": "main", "name": ""}}, CodeInvalidInput, msgArgInvalidPre + "table.name" + msgArgInvalidPost},
+		{"missing nested field", "describe_table", map[string]any{"session_token": tok, "source_id": "src_" + strings.Repeat("0", 32),
+			"request_key": "6f1c2a4e-8b7d-4c1e-9a3f-0d2e5b6c7a81", "table": map[string]any{"name": "t"}}, CodeInvalidInput, "the required argument table.schema is missing"},
+		{"bad item", "read_table", map[string]any{"session_token": tok, "source_id": "src_" + strings.Repeat("0", 32),
+			"request_key": "6f1c2a4e-8b7d-4c1e-9a3f-0d2e5b6c7a81", "table": map[string]any{"schema": "main", "name": "t"}, "columns": []any{"a\x01"}, "limit": 1}, CodeInvalidInput, msgArgInvalidPre + "columns" + msgArgInvalidPost},
+		{"not a uuid", "query_sql", map[string]any{"session_token": tok, "source_id": "src_" + strings.Repeat("0", 32),
+			"request_key": "not-a-uuid", "sql": "SELECT 1"}, CodeInvalidInput, msgArgInvalidPre + "request_key" + msgArgInvalidPost},
+		{"well-formed unknown token", "list_catalog", map[string]any{"session_token": newToken(sessionTokenPrefix)}, CodeSessionExpired, messages[CodeSessionExpired]},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -139,9 +148,8 @@ func TestInvalidInput(t *testing.T) {
 			if code != c.want {
 				t.Fatalf("code %q, want %q", code, c.want)
 			}
-			msg := m["error"].(map[string]any)["message"].(string)
-			if msg != messages[c.want] && msg != msgLabelInvalid {
-				t.Fatalf("message %q is not a static message", msg)
+			if msg := m["error"].(map[string]any)["message"].(string); msg != c.msg {
+				t.Fatalf("message %q, want %q", msg, c.msg)
 			}
 		})
 	}

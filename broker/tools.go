@@ -41,9 +41,19 @@ type toolHandler[In, Out any] func(ctx context.Context, c Call, in In) (Out, err
 // caller's identity taken from the guard. The connection is checked again
 // here, so a connection revoked during a request is refused.
 func addTool[In, Out any](b *Broker, s *mcp.Server, t *mcp.Tool, h toolHandler[In, Out]) {
-	t.InputSchema = inputSchema[In]()
-	mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+	schema := inputSchema[In]()
+	t.InputSchema = schema
+	argSchemas.Store(t.Name, schema)
+	mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (_ *mcp.CallToolResult, _ Out, err error) {
 		var zero Out
+		// A panic becomes execution_failed here, inside the handler, so
+		// the SDK still builds the result (with the fields only it sets).
+		defer func() {
+			if p := recover(); p != nil {
+				b.logPanic("tools/call "+t.Name, p)
+				err = toolErrMsg(CodeExecutionFailed, msgInternal)
+			}
+		}()
 		if req.Extra == nil || req.Extra.TokenInfo == nil || req.Extra.TokenInfo.UserID == "" {
 			return nil, zero, toolErr(CodePermissionDenied)
 		}
