@@ -39,7 +39,7 @@ func inputSchema[T any]() *jsonschema.Schema {
 // typeLimits are the limits of named types used in many tools, applied
 // to a field of that type without a limit tag of its own.
 var typeLimits = map[reflect.Type]string{
-	reflect.TypeFor[SessionToken](): "minLength=47,maxLength=47,pattern=^dbs_[A-Za-z0-9_-]{43}$",
+	reflect.TypeFor[SessionToken](): "maxLength=47,pattern=^dbs_[A-Za-z0-9_-]{43}$",
 }
 
 func applyLimits(t reflect.Type, s *jsonschema.Schema) {
