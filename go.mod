@@ -100,4 +100,7 @@ require (
 	modernc.org/memory v1.12.1 // indirect
 )
 
-ignore ./conformance/clients/node_modules
+ignore (
+	./conformance/clients/claude-code/node_modules
+	./conformance/clients/node_modules
+)

@@ -18,8 +18,10 @@ import (
 
 // interopClients are the third-party MCP clients of conformance/clients
 // (pinned in its package-lock.json): the TypeScript SDK v1, the v2 client
-// in both negotiation modes and MCP Inspector's CLI in both protocol eras.
-var interopClients = []string{"sdk1", "v2-legacy", "v2-auto", "inspector-legacy", "inspector-auto"}
+// in both negotiation modes, MCP Inspector's CLI in both protocol eras and
+// the mcp-remote bridge run exactly as dbeast's Claude Desktop snippet
+// says.
+var interopClients = []string{"sdk1", "v2-legacy", "v2-auto", "inspector-legacy", "inspector-auto", "mcp-remote"}
 
 // TestInteropClients runs conformance/clients/flow.mjs with each client
 // against a real broker over loopback HTTP, with the demo's SQLite shop
@@ -36,7 +38,7 @@ func TestInteropClients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, pkg := range []string{"@modelcontextprotocol/sdk", "@modelcontextprotocol/client", "@modelcontextprotocol/inspector"} {
+	for _, pkg := range []string{"@modelcontextprotocol/sdk", "@modelcontextprotocol/client", "@modelcontextprotocol/inspector", "mcp-remote"} {
 		if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg, "package.json")); err != nil {
 			t.Skipf("%s is not installed; run `npm ci` in conformance/clients (.ci/run does)", pkg)
 		}
@@ -86,6 +88,7 @@ func TestInteropClients(t *testing.T) {
 				"DBEAST_CONSOLE_TOKEN="+b.ConsoleToken(),
 				"DBEAST_CONNECTION_ID="+nc.ID,
 				"INTEROP_HOME="+home,
+				"DBEAST_DESKTOP_SNIPPET="+snippetText(t, broker.Snippets(b.MCPURL(), nc.Token), "claude-desktop"),
 			)
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
@@ -99,4 +102,16 @@ func TestInteropClients(t *testing.T) {
 			}
 		})
 	}
+}
+
+// snippetText returns the text of the client's snippet.
+func snippetText(t *testing.T, snippets []broker.Snippet, client string) string {
+	t.Helper()
+	for _, s := range snippets {
+		if s.Client == client {
+			return s.Text
+		}
+	}
+	t.Fatalf("no %s snippet", client)
+	return ""
 }

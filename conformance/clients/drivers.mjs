@@ -42,6 +42,40 @@ async function sdk1(url, token) {
   };
 }
 
+// mcpRemote runs Claude Desktop's route to dbeast: the exact command,
+// arguments and environment of dbeast's Claude Desktop snippet (given in
+// DBEAST_DESKTOP_SNIPPET), i.e. `npx -y mcp-remote URL --header …`, which
+// npx resolves to the pinned mcp-remote in this directory, driven over
+// stdio by the 1.x SDK as Claude Desktop would. The token comes from the
+// snippet, not from the caller.
+async function mcpRemote() {
+  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+  const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+  const snippet = JSON.parse(process.env.DBEAST_DESKTOP_SNIPPET || "null");
+  const server = snippet?.mcpServers?.dbeast;
+  if (!server) throw new Error("DBEAST_DESKTOP_SNIPPET has no mcpServers.dbeast");
+  const transport = new StdioClientTransport({
+    command: server.command,
+    args: server.args,
+    env: { ...process.env, HOME: process.env.INTEROP_HOME || process.env.HOME, ...server.env },
+    cwd: here,
+    stderr: "ignore",
+  });
+  let negotiated;
+  transport.setProtocolVersion = (v) => (negotiated = v);
+  const client = new Client({ name: "dbeast-interop-mcp-remote", version: "1" });
+  await client.connect(transport);
+  return {
+    version: () => negotiated,
+    listTools: async () => (await client.listTools()).tools,
+    call: async (name, args) => {
+      const res = await client.callTool({ name, arguments: args });
+      return { isError: !!res.isError, structured: res.structuredContent, text: textOf(res) };
+    },
+    close: () => client.close(),
+  };
+}
+
 // v2 is @modelcontextprotocol/client 2.x in one negotiation mode: legacy
 // (initialize) or auto (server/discover first, 2026-07-28 when offered).
 function v2(mode) {
@@ -115,4 +149,5 @@ export const drivers = {
   "v2-auto": { connect: v2("auto"), version: "2026-07-28" },
   "inspector-legacy": { connect: inspector("legacy"), version: "2025-11-25" },
   "inspector-auto": { connect: inspector("auto"), version: "2026-07-28" },
+  "mcp-remote": { connect: mcpRemote, version: "2025-11-25" },
 };
