@@ -1,8 +1,10 @@
 package broker
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -175,5 +177,81 @@ func TestPanicRecovered(t *testing.T) {
 	}
 	if _, code := call(t, cs, "begin_session", map[string]any{}); code != "" {
 		t.Fatalf("server unusable after panic: %s", code)
+	}
+}
+
+// captureTransport keeps the body of every response it carries.
+type captureTransport struct {
+	token  string
+	bodies chan []byte
+}
+
+func (c captureTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+c.token)
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err != nil || resp.Body == nil {
+		return resp, err
+	}
+	raw, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(raw))
+	select {
+	case c.bodies <- raw:
+	default:
+	}
+	return resp, err
+}
+
+// TestErrorResultWire checks a tool error as it crosses the wire under
+// each protocol version: isError, no structuredContent (clients check it
+// against the output schema, SDK 1.x even on errors), our code in the one
+// text block, and under 2026-07-28 resultType "complete" like every other
+// result (SDK v2 and Inspector refuse a result without it). The
+// interop suite (cmd/dbeast) checks the same with the real clients.
+func TestErrorResultWire(t *testing.T) {
+	for _, version := range []string{"2026-07-28", "2025-11-25", "2025-06-18"} {
+		t.Run(version, func(t *testing.T) {
+			e := newEnv(t, "")
+			nc := e.newConnection("agent")
+			ct := captureTransport{token: nc.Token, bodies: make(chan []byte, 64)}
+			c := mcp.NewClient(&mcp.Implementation{Name: "dbeast-test", Version: "1"}, nil)
+			cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
+				Endpoint: e.b.MCPURL(), HTTPClient: &http.Client{Transport: ct}, MaxRetries: -1,
+			}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			for len(ct.bodies) > 0 {
+				<-ct.bodies
+			}
+			for _, args := range []map[string]any{
+				{"session_token": newToken(sessionTokenPrefix)}, // a handler's error
+				{"session_token": 5},                            // the SDK's argument check
+			} {
+				if _, code := call(t, cs, "list_catalog", args); code == "" {
+					t.Fatal("no error")
+				}
+				var raw []byte
+				for len(ct.bodies) > 0 {
+					if b := <-ct.bodies; bytes.Contains(b, []byte(`"isError":true`)) {
+						raw = b
+					}
+				}
+				if raw == nil {
+					t.Fatal("no isError result on the wire")
+				}
+				if bytes.Contains(raw, []byte(`structuredContent`)) {
+					t.Errorf("error result with structuredContent: %s", raw)
+				}
+				if !bytes.Contains(raw, []byte(`\"code\":\"`)) {
+					t.Errorf("error text without our code: %s", raw)
+				}
+				if has := bytes.Contains(raw, []byte(`"resultType":"complete"`)); version == "2026-07-28" && !has {
+					t.Errorf("2026-07-28 error result without resultType: %s", raw)
+				}
+			}
+		})
 	}
 }
