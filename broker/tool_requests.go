@@ -150,7 +150,7 @@ func refusal(err error, code Code) *ToolError {
 		msg += " (allowed: " + allowedFunctionList + ")"
 	}
 	if ref.Offset != nil {
-		msg += " at byte offset " + strconv.Itoa(*ref.Offset)
+		msg += " near byte offset " + strconv.Itoa(*ref.Offset)
 	}
 	return toolErrMsg(code, msg)
 }

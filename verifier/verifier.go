@@ -240,8 +240,10 @@ type Refusal struct {
 	// is in KnownFunctions; empty otherwise (a name the input made up is
 	// never repeated).
 	Function string `json:"function,omitempty"`
-	// Offset is the byte offset in the SQL text where a parse error was
-	// detected, from 0; nil when unknown.
+	// Offset is the byte offset in the SQL text, from 0, near which the
+	// parser stopped on a parse error: the start of the token it could not
+	// take (PostgreSQL, SQLite) or its end (MySQL, whose parser reports
+	// only that); nil when unknown.
 	Offset *int `json:"offset,omitempty"`
 }
 

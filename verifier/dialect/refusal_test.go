@@ -10,7 +10,7 @@ import (
 // TestRefusalDetails pins the details that make a refusal actionable
 // without copying the input: a refused function is named only from
 // verifier.KnownFunctions, and a parse error carries the byte offset where
-// the parser stopped (MySQL's parser gives none we can trust).
+// the parser stopped.
 func TestRefusalDetails(t *testing.T) {
 	cases := []struct {
 		name     string
@@ -33,6 +33,10 @@ func TestRefusalDetails(t *testing.T) {
 		{"postgres parse error after multibyte", verifier.Postgres, "SELECT 'é' FROM public.t t t", verifier.CodeParseError, "", 28},
 		{"mysql known function", verifier.MySQL, "SELECT sleep(1) FROM d.t", verifier.CodeFunctionNotAllowed, "sleep", -1},
 		{"mysql invented function", verifier.MySQL, "SELECT secret_marker(1) FROM d.t", verifier.CodeFunctionNotAllowed, "", -1},
+		// MySQL: the end of the token TiDB's parser could not take.
+		{"mysql parse error", verifier.MySQL, "SELECT name FROM d.t WHERE ) = 1", verifier.CodeParseError, "", 28},
+		{"mysql parse error on line 3", verifier.MySQL, "SELECT a\nFROM d.t\nWHERE ) = 1", verifier.CodeParseError, "", 25},
+		{"mysql parse error after multibyte", verifier.MySQL, "SELECT 'é' FROM d.t t t", verifier.CodeParseError, "", 24},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
