@@ -99,3 +99,8 @@ require (
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )
+
+ignore (
+	./conformance/clients/claude-code/node_modules
+	./conformance/clients/node_modules
+)

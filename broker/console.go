@@ -117,7 +117,12 @@ func (b *Broker) apiCreateConnection(w http.ResponseWriter, r *http.Request) {
 		writeResult(w, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, nc)
+	// The token is shown only here, so the ready-to-paste configuration
+	// of each client comes with it.
+	writeJSON(w, http.StatusCreated, struct {
+		NewConnection
+		Snippets []Snippet `json:"snippets"`
+	}{nc, Snippets(b.MCPURL(), nc.Token)})
 }
 
 func (b *Broker) apiSetSharing(w http.ResponseWriter, r *http.Request) {

@@ -137,28 +137,37 @@ func (e *env) mustConnect(token, version string) *mcp.ClientSession {
 }
 
 // call calls a tool and returns its structured result as a map, and the
-// error code when the result is an error.
+// error code when the result is an error. An error result is one text
+// block holding {"error":{"code","message"}} and no structured content
+// (which clients would check against the output schema); the map is that
+// JSON.
 func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (map[string]any, Code) {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
 		t.Fatalf("CallTool %s: %v", name, err)
 	}
-	raw, _ := json.Marshal(res.StructuredContent)
 	var m map[string]any
-	json.Unmarshal(raw, &m)
 	if res.IsError {
+		if res.StructuredContent != nil {
+			t.Fatalf("%s: error result with structured content", name)
+		}
+		if len(res.Content) != 1 {
+			t.Fatalf("%s: error result with %d content blocks", name, len(res.Content))
+		}
+		text, _ := res.Content[0].(*mcp.TextContent)
+		if text == nil || json.Unmarshal([]byte(text.Text), &m) != nil {
+			t.Fatalf("%s: error text is not JSON", name)
+		}
 		errObj, _ := m["error"].(map[string]any)
 		code, _ := errObj["code"].(string)
 		if code == "" {
-			t.Fatalf("%s: error result without a code: %s", name, raw)
-		}
-		// The text content carries the same code.
-		if len(res.Content) != 1 || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"code":"`+code+`"`) {
-			t.Fatalf("%s: text content does not carry the code", name)
+			t.Fatalf("%s: error result without a code: %s", name, text.Text)
 		}
 		return m, Code(code)
 	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	json.Unmarshal(raw, &m)
 	return m, ""
 }
 

@@ -70,8 +70,8 @@ func (e *ToolError) Error() string { return string(e.Code) + ": " + e.Message }
 // Unwrap exposes the private cause.
 func (e *ToolError) Unwrap() error { return e.cause }
 
-// errorBody is what an agent sees of a tool error, both as structured
-// content and as its JSON text.
+// errorBody is what an agent sees of a tool error: the JSON of its one
+// text block.
 type errorBody struct {
 	Error struct {
 		Code    Code   `json:"code"`
@@ -79,26 +79,33 @@ type errorBody struct {
 	} `json:"error"`
 }
 
-// toolErrorResult turns any error into the canonical isError result. An
-// error that is not a *ToolError (the SDK's own argument validation, a
-// decoding failure) is invalid input when fromSDK, else an internal
-// failure; its text is dropped either way.
-func toolErrorResult(err error, fromSDK bool) *mcp.CallToolResult {
+// setToolError makes res the canonical isError result of err, in place:
+// the SDK has already set fields of res that only it can set (resultType
+// under 2026-07-28, which every 2026 client requires), so a fresh result
+// would lose them. The error is one text block holding {"error":{"code",
+// "message"}} and no structuredContent: clients check structured content
+// against the tool's output schema (SDK 1.x even on errors), and an error
+// object never matches it. An error that is not a *ToolError (the SDK's
+// own argument validation, a decoding failure) becomes fallback, its text
+// dropped either way.
+func setToolError(res *mcp.CallToolResult, err error, fallback *ToolError) {
 	var te *ToolError
 	if !errors.As(err, &te) || messages[te.Code] == "" {
-		if fromSDK {
-			te = toolErr(CodeInvalidInput)
-		} else {
-			te = toolErrMsg(CodeExecutionFailed, msgInternal)
-		}
+		te = fallback
 	}
 	var body errorBody
 	body.Error.Code = te.Code
 	body.Error.Message = te.Message
 	text, _ := json.Marshal(body)
-	return &mcp.CallToolResult{
-		IsError:           true,
-		Content:           []mcp.Content{&mcp.TextContent{Text: string(text)}},
-		StructuredContent: json.RawMessage(text),
-	}
+	res.IsError = true
+	res.Content = []mcp.Content{&mcp.TextContent{Text: string(text)}}
+	res.StructuredContent = nil
+}
+
+// toolErrorResult is a new canonical isError result of err, for the rare
+// path where no SDK result exists (a panic outside a tool handler).
+func toolErrorResult(err error) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{}
+	setToolError(res, err, toolErrMsg(CodeExecutionFailed, msgInternal))
+	return res
 }

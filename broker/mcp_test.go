@@ -1,8 +1,10 @@
 package broker
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -123,14 +125,23 @@ func TestInvalidInput(t *testing.T) {
 		tool string
 		args map[string]any
 		want Code
+		msg  string
 	}{
-		{"unknown property", "list_catalog", map[string]any{"session_token": tok, "sql": "x"}, CodeInvalidInput},
-		{"missing token", "list_catalog", map[string]any{}, CodeInvalidInput},
-		{"token wrong type", "list_catalog", map[string]any{"session_token": 5}, CodeInvalidInput},
-		{"token wrong shape", "end_session", map[string]any{"session_token": "dbs_short"}, CodeInvalidInput},
-		{"label too long", "begin_session", map[string]any{"label": string(long)}, CodeInvalidInput},
-		{"label control char", "begin_session", map[string]any{"label": "a\nb"}, CodeInvalidInput},
-		{"well-formed unknown token", "list_catalog", map[string]any{"session_token": newToken(sessionTokenPrefix)}, CodeSessionExpired},
+		{"unknown property", "list_catalog", map[string]any{"session_token": tok, "sql": "x"}, CodeInvalidInput, msgArgUnknown},
+		{"missing token", "list_catalog", map[string]any{}, CodeInvalidInput, "the required argument session_token is missing"},
+		{"token wrong type", "list_catalog", map[string]any{"session_token": 5}, CodeInvalidInput, msgArgInvalidPre + "session_token" + msgArgInvalidPost},
+		{"token wrong shape", "end_session", map[string]any{"session_token": "dbs_short"}, CodeInvalidInput, msgArgInvalidPre + "session_token" + msgArgInvalidPost},
+		{"label too long", "begin_session", map[string]any{"label": string(long)}, CodeInvalidInput, msgArgInvalidPre + "label" + msgArgInvalidPost},
+		{"label control char", "begin_session", map[string]any{"label": "a\nb"}, CodeInvalidInput, msgArgInvalidPre + "label" + msgArgInvalidPost},
+		{"nested field", "describe_table", map[string]any{"session_token": tok, "source_id": "src_" + strings.Repeat("0", 32),
+			"request_key": "6f1c2a4e-8b7d-4c1e-9a3f-0d2e5b6c7a81", "table": map[string]any{"schema": "main", "name": ""}}, CodeInvalidInput, msgArgInvalidPre + "table.name" + msgArgInvalidPost},
+		{"missing nested field", "describe_table", map[string]any{"session_token": tok, "source_id": "src_" + strings.Repeat("0", 32),
+			"request_key": "6f1c2a4e-8b7d-4c1e-9a3f-0d2e5b6c7a81", "table": map[string]any{"name": "t"}}, CodeInvalidInput, "the required argument table.schema is missing"},
+		{"bad item", "read_table", map[string]any{"session_token": tok, "source_id": "src_" + strings.Repeat("0", 32),
+			"request_key": "6f1c2a4e-8b7d-4c1e-9a3f-0d2e5b6c7a81", "table": map[string]any{"schema": "main", "name": "t"}, "columns": []any{"a\x01"}, "limit": 1}, CodeInvalidInput, msgArgInvalidPre + "columns" + msgArgInvalidPost},
+		{"not a uuid", "query_sql", map[string]any{"session_token": tok, "source_id": "src_" + strings.Repeat("0", 32),
+			"request_key": "not-a-uuid", "sql": "SELECT 1"}, CodeInvalidInput, msgArgInvalidPre + "request_key" + msgArgInvalidPost},
+		{"well-formed unknown token", "list_catalog", map[string]any{"session_token": newToken(sessionTokenPrefix)}, CodeSessionExpired, messages[CodeSessionExpired]},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -139,9 +150,8 @@ func TestInvalidInput(t *testing.T) {
 			if code != c.want {
 				t.Fatalf("code %q, want %q", code, c.want)
 			}
-			msg := m["error"].(map[string]any)["message"].(string)
-			if msg != messages[c.want] && msg != msgLabelInvalid {
-				t.Fatalf("message %q is not a static message", msg)
+			if msg := m["error"].(map[string]any)["message"].(string); msg != c.msg {
+				t.Fatalf("message %q, want %q", msg, c.msg)
 			}
 		})
 	}
@@ -167,5 +177,81 @@ func TestPanicRecovered(t *testing.T) {
 	}
 	if _, code := call(t, cs, "begin_session", map[string]any{}); code != "" {
 		t.Fatalf("server unusable after panic: %s", code)
+	}
+}
+
+// captureTransport keeps the body of every response it carries.
+type captureTransport struct {
+	token  string
+	bodies chan []byte
+}
+
+func (c captureTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+c.token)
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err != nil || resp.Body == nil {
+		return resp, err
+	}
+	raw, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(raw))
+	select {
+	case c.bodies <- raw:
+	default:
+	}
+	return resp, err
+}
+
+// TestErrorResultWire checks a tool error as it crosses the wire under
+// each protocol version: isError, no structuredContent (clients check it
+// against the output schema, SDK 1.x even on errors), our code in the one
+// text block, and under 2026-07-28 resultType "complete" like every other
+// result (SDK v2 and Inspector refuse a result without it). The
+// interop suite (cmd/dbeast) checks the same with the real clients.
+func TestErrorResultWire(t *testing.T) {
+	for _, version := range []string{"2026-07-28", "2025-11-25", "2025-06-18"} {
+		t.Run(version, func(t *testing.T) {
+			e := newEnv(t, "")
+			nc := e.newConnection("agent")
+			ct := captureTransport{token: nc.Token, bodies: make(chan []byte, 64)}
+			c := mcp.NewClient(&mcp.Implementation{Name: "dbeast-test", Version: "1"}, nil)
+			cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
+				Endpoint: e.b.MCPURL(), HTTPClient: &http.Client{Transport: ct}, MaxRetries: -1,
+			}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			for len(ct.bodies) > 0 {
+				<-ct.bodies
+			}
+			for _, args := range []map[string]any{
+				{"session_token": newToken(sessionTokenPrefix)}, // a handler's error
+				{"session_token": 5},                            // the SDK's argument check
+			} {
+				if _, code := call(t, cs, "list_catalog", args); code == "" {
+					t.Fatal("no error")
+				}
+				var raw []byte
+				for len(ct.bodies) > 0 {
+					if b := <-ct.bodies; bytes.Contains(b, []byte(`"isError":true`)) {
+						raw = b
+					}
+				}
+				if raw == nil {
+					t.Fatal("no isError result on the wire")
+				}
+				if bytes.Contains(raw, []byte(`structuredContent`)) {
+					t.Errorf("error result with structuredContent: %s", raw)
+				}
+				if !bytes.Contains(raw, []byte(`\"code\":\"`)) {
+					t.Errorf("error text without our code: %s", raw)
+				}
+				if has := bytes.Contains(raw, []byte(`"resultType":"complete"`)); version == "2026-07-28" && !has {
+					t.Errorf("2026-07-28 error result without resultType: %s", raw)
+				}
+			}
+		})
 	}
 }

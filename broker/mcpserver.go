@@ -25,18 +25,20 @@ func (b *Broker) newMCPServer() *mcp.Server {
 	return s
 }
 
-// recoverMiddleware turns a panic anywhere below it into an error answer:
-// the SDK has no recover of its own and a panicking handler would take the
-// process down. A tool call gets a tool error; other methods a JSON-RPC
-// error. Only the panic value's type and the stack are logged: the value
-// itself may quote SQL or data, which never goes to a log.
+// recoverMiddleware turns a panic below it into an error answer: the SDK
+// has no recover of its own and a panic would take the process down. Tool
+// handlers recover by themselves (see addTool), so their errors keep the
+// SDK's result fields; this is the backstop for everything else. A tool
+// call gets a tool error; other methods a JSON-RPC error. Only the panic
+// value's type and the stack are logged: the value itself may quote SQL or
+// data, which never goes to a log.
 func (b *Broker) recoverMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
 		defer func() {
 			if p := recover(); p != nil {
-				b.log.Error("handler panic", slog.String("method", method), slog.String("panic_type", fmt.Sprintf("%T", p)), slog.String("stack", string(debug.Stack())))
+				b.logPanic(method, p)
 				if method == "tools/call" {
-					res, err = toolErrorResult(toolErrMsg(CodeExecutionFailed, msgInternal), false), nil
+					res, err = toolErrorResult(toolErrMsg(CodeExecutionFailed, msgInternal)), nil
 					return
 				}
 				res, err = nil, errInternal
@@ -46,11 +48,17 @@ func (b *Broker) recoverMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// toolErrorMiddleware makes every isError tool result canonical: a
-// *ToolError becomes its code and static message; anything else that the
-// SDK produced before our handler ran (argument validation against the
-// schema, decoding) becomes invalid_input, dropping the SDK's text, which
-// may quote the input.
+// logPanic logs a recovered panic by its value's type and the stack.
+func (b *Broker) logPanic(where string, p any) {
+	b.log.Error("handler panic", slog.String("method", where), slog.String("panic_type", fmt.Sprintf("%T", p)), slog.String("stack", string(debug.Stack())))
+}
+
+// toolErrorMiddleware makes every isError tool result canonical, in place
+// (see setToolError): a *ToolError becomes its code and static message;
+// anything else was produced by the SDK before our handler ran (argument
+// validation against the schema, decoding) and becomes invalid_input
+// naming the offending argument from our own schema, dropping the SDK's
+// text, which may quote the input.
 func toolErrorMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
@@ -61,7 +69,14 @@ func toolErrorMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if !ok || !ctr.IsError {
 			return res, err
 		}
-		return toolErrorResult(ctr.GetError(), true), nil
+		fallback := toolErr(CodeInvalidInput)
+		if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil {
+			if te := invalidArgument(p.Name, p.Arguments); te != nil {
+				fallback = te
+			}
+		}
+		setToolError(ctr, ctr.GetError(), fallback)
+		return ctr, nil
 	}
 }
 

@@ -1,10 +1,13 @@
 package broker
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -36,7 +39,7 @@ func inputSchema[T any]() *jsonschema.Schema {
 // typeLimits are the limits of named types used in many tools, applied
 // to a field of that type without a limit tag of its own.
 var typeLimits = map[reflect.Type]string{
-	reflect.TypeFor[SessionToken](): "minLength=47,maxLength=47,pattern=^dbs_[A-Za-z0-9_-]{43}$",
+	reflect.TypeFor[SessionToken](): "maxLength=47,pattern=^dbs_[A-Za-z0-9_-]{43}$",
 }
 
 func applyLimits(t reflect.Type, s *jsonschema.Schema) {
@@ -175,6 +178,86 @@ func checkLimits(s *jsonschema.Schema, at string) error {
 		case "boolean", "null":
 		default:
 			return fmt.Errorf("%s: unexpected type %s", at, typ)
+		}
+	}
+	return nil
+}
+
+// argSchemas holds every registered tool's input schema by tool name, for
+// naming the offending argument of an invalid call. Tools are registered
+// at start-up and a tool name always has the same schema (it is inferred
+// from the input type), so one process-wide table serves every broker.
+var argSchemas sync.Map // tool name → *jsonschema.Schema
+
+// Messages of invalid_input from the SDK's argument check. They name an
+// argument only by its name in our own input schema, never by anything the
+// caller sent: an unknown property is reported without its name.
+const (
+	msgArgsNotObject  = "the arguments must be a JSON object"
+	msgArgUnknown     = "an argument that is not in the tool's input schema was given; see the tool's input schema"
+	msgArgMissingPre  = "the required argument "
+	msgArgMissingPost = " is missing"
+	msgArgInvalidPre  = "the argument "
+	msgArgInvalidPost = " does not match the tool's input schema (type, length, pattern or range)"
+)
+
+// invalidArgument is the invalid_input error for arguments the SDK
+// refused: it names the first required argument that is missing or the
+// first argument whose value fails its own schema, as a dotted path of our
+// schema's property names (e.g. table.schema). Property names come from
+// the schema, never from the input.
+func invalidArgument(tool string, args json.RawMessage) *ToolError {
+	v, ok := argSchemas.Load(tool)
+	if !ok {
+		return toolErr(CodeInvalidInput)
+	}
+	var m map[string]json.RawMessage
+	if len(args) == 0 || string(args) == "null" {
+		m = map[string]json.RawMessage{}
+	} else if err := json.Unmarshal(args, &m); err != nil || m == nil {
+		return toolErrMsg(CodeInvalidInput, msgArgsNotObject)
+	}
+	return argumentError(v.(*jsonschema.Schema), m, "")
+}
+
+func argumentError(s *jsonschema.Schema, m map[string]json.RawMessage, prefix string) *ToolError {
+	for _, name := range s.Required {
+		if _, ok := m[name]; !ok {
+			return toolErrMsg(CodeInvalidInput, msgArgMissingPre+prefix+name+msgArgMissingPost)
+		}
+	}
+	for name := range m {
+		if s.Properties[name] == nil {
+			return toolErrMsg(CodeInvalidInput, msgArgUnknown)
+		}
+	}
+	names := s.PropertyOrder
+	if len(names) == 0 {
+		for name := range s.Properties {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+	}
+	for _, name := range names {
+		raw, ok := m[name]
+		if !ok {
+			continue
+		}
+		ps := s.Properties[name]
+		var sub map[string]json.RawMessage
+		if ps.Type == "object" && json.Unmarshal(raw, &sub) == nil && sub != nil {
+			if te := argumentError(ps, sub, prefix+name+"."); te != nil {
+				return te
+			}
+			continue
+		}
+		var val any
+		if json.Unmarshal(raw, &val) != nil {
+			return toolErrMsg(CodeInvalidInput, msgArgInvalidPre+prefix+name+msgArgInvalidPost)
+		}
+		rs, err := ps.Resolve(nil)
+		if err != nil || rs.Validate(val) != nil {
+			return toolErrMsg(CodeInvalidInput, msgArgInvalidPre+prefix+name+msgArgInvalidPost)
 		}
 	}
 	return nil

@@ -3,7 +3,10 @@ package broker
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,10 +29,10 @@ type (
 )
 
 func init() {
-	typeLimits[reflect.TypeFor[RequestKey]()] = "minLength=36,maxLength=36,pattern=^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
-	typeLimits[reflect.TypeFor[SourceID]()] = "minLength=36,maxLength=36,pattern=^src_[0-9a-f]{32}$"
-	typeLimits[reflect.TypeFor[RequestID]()] = "minLength=36,maxLength=36,pattern=^req_[0-9a-f]{32}$"
-	typeLimits[reflect.TypeFor[FileID]()] = "minLength=36,maxLength=36,pattern=^doc_[0-9a-f]{32}$"
+	typeLimits[reflect.TypeFor[RequestKey]()] = "maxLength=36,pattern=^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+	typeLimits[reflect.TypeFor[SourceID]()] = "maxLength=36,pattern=^src_[0-9a-f]{32}$"
+	typeLimits[reflect.TypeFor[RequestID]()] = "maxLength=36,pattern=^req_[0-9a-f]{32}$"
+	typeLimits[reflect.TypeFor[FileID]()] = "maxLength=36,pattern=^doc_[0-9a-f]{32}$"
 }
 
 // TableRef names a table as data, never as SQL.
@@ -130,12 +133,33 @@ func (b *Broker) databaseOf(id string) string {
 	return info.Database
 }
 
+// refusal is the tool error of a verifier refusal: its static message and
+// the details the verifier computed without copying the input (the
+// function's name from our own vocabulary with the allowed list, or the
+// byte offset of a parse error).
 func refusal(err error, code Code) *ToolError {
-	if ref, ok := verifier.AsRefusal(err); ok {
-		return toolErrMsg(code, ref.Message)
+	ref, ok := verifier.AsRefusal(err)
+	if !ok {
+		return toolErr(code)
 	}
-	return toolErr(code)
+	msg := ref.Message
+	if ref.Code == verifier.CodeFunctionNotAllowed {
+		if ref.Function != "" {
+			msg += ": " + ref.Function
+		}
+		msg += " (allowed: " + allowedFunctionList + ")"
+	}
+	if ref.Offset != nil {
+		msg += " near byte offset " + strconv.Itoa(*ref.Offset)
+	}
+	return toolErrMsg(code, msg)
 }
+
+// allowedFunctionList is the contract's function list as refusals show it.
+var allowedFunctionList = func() string {
+	fs := slices.Sorted(maps.Keys(verifier.AllowedFunctions))
+	return strings.Join(fs, ", ")
+}()
 
 // submit is the common path of every request tool: session, idempotency
 // key, build, authorization, limits, then dispatch. It never waits for a

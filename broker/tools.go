@@ -41,18 +41,31 @@ type toolHandler[In, Out any] func(ctx context.Context, c Call, in In) (Out, err
 // caller's identity taken from the guard. The connection is checked again
 // here, so a connection revoked during a request is refused.
 func addTool[In, Out any](b *Broker, s *mcp.Server, t *mcp.Tool, h toolHandler[In, Out]) {
-	t.InputSchema = inputSchema[In]()
-	mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
-		var zero Out
+	schema := inputSchema[In]()
+	t.InputSchema = schema
+	argSchemas.Store(t.Name, schema)
+	// Out is registered as any, so the tool has no outputSchema: the
+	// answer's shape is described in the tool's description, and 43% of
+	// tools/list (which every client puts in its model's context) was
+	// output schemas no model reads. Structured content is still sent.
+	mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (_ *mcp.CallToolResult, _ any, err error) {
+		// A panic becomes execution_failed here, inside the handler, so
+		// the SDK still builds the result (with the fields only it sets).
+		defer func() {
+			if p := recover(); p != nil {
+				b.logPanic("tools/call "+t.Name, p)
+				err = toolErrMsg(CodeExecutionFailed, msgInternal)
+			}
+		}()
 		if req.Extra == nil || req.Extra.TokenInfo == nil || req.Extra.TokenInfo.UserID == "" {
-			return nil, zero, toolErr(CodePermissionDenied)
+			return nil, nil, toolErr(CodePermissionDenied)
 		}
 		id := req.Extra.TokenInfo.UserID
 		b.mu.Lock()
 		live := b.connectionExistsLocked(id)
 		b.mu.Unlock()
 		if !live {
-			return nil, zero, toolErr(CodePermissionDenied)
+			return nil, nil, toolErr(CodePermissionDenied)
 		}
 		out, err := h(ctx, Call{ConnectionID: id}, in)
 		if err != nil {
@@ -64,7 +77,7 @@ func addTool[In, Out any](b *Broker, s *mcp.Server, t *mcp.Tool, h toolHandler[I
 				b.log.Error("tool returned a non-ToolError", "tool", t.Name)
 				err = toolErrMsg(CodeExecutionFailed, msgInternal)
 			}
-			return nil, zero, err
+			return nil, nil, err
 		}
 		return nil, out, nil
 	})

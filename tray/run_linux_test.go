@@ -691,7 +691,14 @@ func (a *agent) call(t *testing.T, tool string, args map[string]any) map[string]
 	if err != nil {
 		t.Fatalf("%s: %v", tool, err)
 	}
+	// A tool error is {"error":…} in its one text block, with no
+	// structured content.
 	raw, _ := json.Marshal(res.StructuredContent)
+	if res.IsError && len(res.Content) == 1 {
+		if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+			raw = []byte(tc.Text)
+		}
+	}
 	var m map[string]any
 	json.Unmarshal(raw, &m)
 	return m

@@ -240,11 +240,26 @@ func Codes() []Code {
 }
 
 // Refusal is the error returned for refused input. Its Message is static.
+// Two optional details make a refusal actionable without ever copying the
+// input: Function names a refused function only from our own vocabulary
+// (KnownFunctions, lower case), and Offset is a byte offset into the SQL
+// text computed by the parser.
 type Refusal struct {
 	Code    Code   `json:"code"`
 	Message string `json:"reason"`
+	// Function is the refused function's canonical lower-case name when it
+	// is in KnownFunctions; empty otherwise (a name the input made up is
+	// never repeated).
+	Function string `json:"function,omitempty"`
+	// Offset is the byte offset in the SQL text, from 0, near which the
+	// parser stopped on a parse error: the start of the token it could not
+	// take (PostgreSQL, SQLite) or its end (MySQL, whose parser reports
+	// only that); nil when unknown.
+	Offset *int `json:"offset,omitempty"`
 }
 
+// Error returns the code and the static message only: details are for the
+// agent-facing boundary, which decides how to show them.
 func (r *Refusal) Error() string { return "verifier: " + string(r.Code) + ": " + r.Message }
 
 // Refuse returns the refusal for code with its static message. An unknown
@@ -256,6 +271,55 @@ func Refuse(code Code) *Refusal {
 	}
 	return &Refusal{Code: code, Message: msg}
 }
+
+// RefuseFunction returns the function_not_allowed refusal, naming name
+// only when it is in KnownFunctions. name is the dialect's canonical
+// form (lower case where the engine folds case); a name that differs only
+// in case, such as PostgreSQL's quoted "LOWER", is not named.
+func RefuseFunction(name string) *Refusal {
+	r := Refuse(CodeFunctionNotAllowed)
+	if KnownFunctions[name] {
+		r.Function = name
+	}
+	return r
+}
+
+// RefuseAt returns the refusal for code at byte offset off of the SQL
+// text (negative: unknown).
+func RefuseAt(code Code, off int) *Refusal {
+	r := Refuse(code)
+	if off >= 0 {
+		r.Offset = &off
+	}
+	return r
+}
+
+// KnownFunctions is the vocabulary a refusal may name a function from:
+// the allowed functions and the built-ins agents most often try that the
+// contract refuses (time, randomness, sleeping, session and server
+// information, file and extension access). A fixed list, so a refusal
+// never repeats a name the input invented.
+var KnownFunctions = func() map[string]bool {
+	m := map[string]bool{}
+	for f := range AllowedFunctions {
+		m[f] = true
+	}
+	for _, f := range strings.Fields(`now random rand uuid gen_random_uuid current_date current_time
+		current_timestamp localtime localtimestamp sysdate curdate curtime utc_timestamp date datetime
+		julianday strftime unixepoch date_trunc extract to_char to_date to_timestamp age
+		sleep pg_sleep benchmark load_extension load_file pg_read_file pg_read_binary_file pg_ls_dir
+		lo_import lo_export readfile writefile set_config current_setting version user current_user
+		session_user system_user database schema current_database current_schema connection_id
+		last_insert_id last_insert_rowid changes total_changes sqlite_version pg_backend_pid
+		nextval currval setval concat concat_ws substr substring replace trim ltrim rtrim instr
+		printf format group_concat string_agg array_agg json_agg json_extract json_object
+		jsonb_build_object cast convert ifnull iif if nvl greatest least hex unhex md5 sha1 sha2
+		randomblob zeroblob typeof quote char ascii floor ceil ceiling mod power sqrt exp ln log
+		sign trunc total`) {
+		m[f] = true
+	}
+	return m
+}()
 
 // AsRefusal reports whether err is a refusal and returns it.
 func AsRefusal(err error) (*Refusal, bool) {

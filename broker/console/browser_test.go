@@ -573,6 +573,13 @@ func TestConsoleInBrowser(t *testing.T) {
 		if srv.URL != e.b.MCPURL() || token == "" {
 			t.Fatalf("client configuration: %+v", srv)
 		}
+		// The chooser shows each client's snippet; VS Code's is its
+		// .vscode/mcp.json with "servers" and "type": "http".
+		br.do("vs code snippet", choose("#conn-client", "vscode"), textIs("#conn-where", "Paste into: .vscode/mcp.json"))
+		if vs := value(br, "vs code text", chromedp.TextContent(css("#conn-config"))); !strings.Contains(vs, `"servers"`) ||
+			!strings.Contains(vs, `"type": "http"`) || !strings.Contains(vs, token) {
+			t.Fatalf("VS Code snippet: %s", vs)
+		}
 		newAg := e.newAgent(token, "second")
 		var id string
 		for _, c := range e.b.Connections() {

@@ -174,7 +174,14 @@ func (a *agent) tryCall(name string, args map[string]any) (map[string]any, strin
 	if err != nil {
 		return nil, "", err
 	}
+	// A tool error is {"error":…} in its one text block, with no
+	// structured content.
 	raw, _ := json.Marshal(res.StructuredContent)
+	if res.IsError && len(res.Content) == 1 {
+		if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+			raw = []byte(tc.Text)
+		}
+	}
 	var m map[string]any
 	json.Unmarshal(raw, &m)
 	if res.IsError {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -71,11 +72,18 @@ func setUpDemo(b *broker.Broker, stateDir, dbPath string) error {
 	if err != nil {
 		return err
 	}
-	var pretty map[string]any
-	_ = json.Unmarshal(nc.ClientConfig, &pretty)
-	cfg, _ := json.MarshalIndent(pretty, "", "  ")
-	fmt.Printf("\nClient configuration (new on every demo start; copy it into your MCP client):\n%s\n\n", cfg)
+	fmt.Println("\nClient configuration (new on every demo start; the token is shown only here).")
+	printSnippets(os.Stdout, b.MCPURL(), nc.Token)
 	return nil
+}
+
+// printSnippets prints the ready-to-paste configuration of each MCP
+// client for url and token.
+func printSnippets(w io.Writer, url, token string) {
+	for _, s := range broker.Snippets(url, token) {
+		fmt.Fprintf(w, "\n%s — %s:\n%s\n", s.Title, s.Where, s.Text)
+	}
+	fmt.Fprintln(w)
 }
 
 // prepareDemo does the set-up and returns the new agent connection.

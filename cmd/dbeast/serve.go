@@ -24,6 +24,9 @@ func init() {
 // serveFlags are the flags serve and demo share.
 type serveFlags struct {
 	stateDir, listen, console, tokenFile string
+	// newConnection, when set, is the label of an agent connection serve
+	// creates at start, printing its client configuration (serve only).
+	newConnection string
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -72,6 +75,7 @@ func runServe(args []string) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	var f serveFlags
 	f.register(fs)
+	fs.StringVar(&f.newConnection, "create-connection", "", "create an agent connection with this label at start and print its client configuration")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -79,12 +83,34 @@ func runServe(args []string) int {
 		fmt.Fprintln(os.Stderr, "dbeast serve:", err)
 		return 2
 	}
+	if f.newConnection != "" && f.tokenFile != "" {
+		// With a token file serve runs as a service whose output may go
+		// to a log, and the connection's token must not.
+		fmt.Fprintln(os.Stderr, "dbeast serve: --create-connection prints a token; it cannot be combined with --console-token-file")
+		return 2
+	}
 	b, err := broker.New(f.config())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "dbeast serve:", err)
 		return 1
 	}
-	return serveUntilSignal(b, &f, os.Stdout, nil)
+	var ready func() error
+	if f.newConnection != "" {
+		ready = func() error { return createAndPrintConnection(b, f.newConnection, os.Stdout) }
+	}
+	return serveUntilSignal(b, &f, os.Stdout, ready)
+}
+
+// createAndPrintConnection creates an agent connection and prints each
+// client's configuration for it: the only time its token is shown.
+func createAndPrintConnection(b *broker.Broker, label string, out io.Writer) error {
+	nc, err := b.CreateConnection(label)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\nCreated the agent connection %q (%s); its token is shown only here.\n", label, nc.ID)
+	printSnippets(out, b.MCPURL(), nc.Token)
+	return nil
 }
 
 // serveUntilSignal starts b, announces the console, waits for Ctrl-C or

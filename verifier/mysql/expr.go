@@ -167,7 +167,7 @@ func (w *walker) expr(e ast.ExprNode, c *ctes, sc *scope) (ast.ExprNode, error) 
 			// server without IGNORE_SPACE a stored function. The restored
 			// text has no space, so both read the built-in aggregate.
 		case !scalarFunctions[name] || !verifier.AllowedFunctions[name]:
-			return nil, verifier.Refuse(verifier.CodeFunctionNotAllowed)
+			return nil, verifier.RefuseFunction(name)
 		}
 		if len(n.Args) == 0 {
 			return nil, verifier.Refuse(verifier.CodeConstructNotAllowed)
@@ -182,7 +182,7 @@ func (w *walker) expr(e ast.ExprNode, c *ctes, sc *scope) (ast.ExprNode, error) 
 	case *ast.AggregateFuncExpr:
 		name := strings.ToLower(n.F)
 		if !aggregateFunctions[name] || !verifier.AllowedFunctions[name] {
-			return nil, verifier.Refuse(verifier.CodeFunctionNotAllowed)
+			return nil, verifier.RefuseFunction(name)
 		}
 		if n.Order != nil || len(n.Args) != 1 {
 			return nil, verifier.Refuse(verifier.CodeConstructNotAllowed)

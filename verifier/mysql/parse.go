@@ -1,6 +1,9 @@
 package mysql
 
 import (
+	"regexp"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/dbeast/dbeast/verifier"
@@ -205,6 +208,11 @@ func parseOnly(sql string) (stmts []ast.StmtNode, release func(), err error) {
 		}
 	}()
 	stmts, warns, err := p.ParseSQL(sql)
+	if err != nil {
+		if off, ok := errorOffset(sql, err); ok {
+			return nil, release, verifier.RefuseAt(verifier.CodeParseError, off)
+		}
+	}
 	if err != nil || len(warns) > 0 {
 		return nil, release, verifier.Refuse(verifier.CodeParseError)
 	}
@@ -212,4 +220,40 @@ func parseOnly(sql string) (stmts []ast.StmtNode, release func(), err error) {
 		return nil, release, verifier.Refuse(verifier.CodeEmptyStatement)
 	}
 	return stmts, release, nil
+}
+
+// parseErrPos matches the position TiDB's parser puts at the start of a
+// syntax error's text ("line L column C near …").
+var parseErrPos = regexp.MustCompile(`^line ([0-9]{1,9}) column ([0-9]{1,9}) near`)
+
+// errorOffset returns the byte offset in sql where TiDB's parser stopped
+// (the end of the token it could not take), computed from the line and
+// column numbers of its error; false when the error carries none. Only
+// the two numbers are read: the error's text quotes the input and never
+// leaves the verifier.
+func errorOffset(sql string, err error) (int, bool) {
+	m := parseErrPos.FindStringSubmatch(err.Error())
+	if m == nil {
+		return 0, false
+	}
+	line, _ := strconv.Atoi(m[1])
+	col, _ := strconv.Atoi(m[2])
+	start := 0 // of the line
+	for l := 1; l < line; l++ {
+		i := strings.IndexByte(sql[start:], '\n')
+		if i < 0 {
+			return 0, false
+		}
+		start += i + 1
+	}
+	// The parser counts columns from 0 on the first line and from 1 after
+	// a newline.
+	off := start + col
+	if line > 1 {
+		off--
+	}
+	if off < 0 || off > len(sql) {
+		return 0, false
+	}
+	return off, true
 }

@@ -16,6 +16,9 @@ func parseOne(sql string) (*pgparse.Result, *pg_query.Node, error) {
 	}
 	res, err := pgparse.Parse(sql)
 	if err != nil {
+		if off, ok := pgparse.ErrorOffset(sql, err); ok {
+			return nil, nil, verifier.RefuseAt(verifier.CodeParseError, off)
+		}
 		return nil, nil, verifier.Refuse(verifier.CodeParseError)
 	}
 	switch len(res.Tree.Stmts) {

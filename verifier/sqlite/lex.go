@@ -118,7 +118,7 @@ func lex(s string) ([]token, error) {
 	for i := 0; i < len(s); {
 		n, t, ok := next(s, i)
 		if !ok {
-			return nil, errParse
+			return nil, verifier.RefuseAt(verifier.CodeParseError, i)
 		}
 		if t.kind != tEOF { // tEOF marks space and comments here
 			t.pos = i
@@ -128,8 +128,6 @@ func lex(s string) ([]token, error) {
 	}
 	return append(toks, token{kind: tEOF, pos: len(s)}), nil
 }
-
-var errParse = verifier.Refuse(verifier.CodeParseError)
 
 // next reads the token at s[i:]. It returns its length, the token (kind
 // tEOF for space and comments) and false for an illegal token.

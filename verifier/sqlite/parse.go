@@ -586,7 +586,7 @@ func (p *parser) parsePrimary() expr {
 			p.i++
 			return &literal{kind: litNull}
 		case "CURRENT_TIME", "CURRENT_DATE", "CURRENT_TIMESTAMP":
-			bail(verifier.CodeFunctionNotAllowed)
+			panic(verifier.RefuseFunction(asciiLower(t.val)))
 		case "CAST":
 			bail(verifier.CodeCastNotAllowed)
 		case "RAISE":
@@ -679,7 +679,7 @@ var sqliteFunctions = map[string]bool{
 func (p *parser) callTail(name string) expr {
 	fn := asciiLower(name)
 	if !sqliteFunctions[fn] || !verifier.AllowedFunctions[fn] {
-		bail(verifier.CodeFunctionNotAllowed)
+		panic(verifier.RefuseFunction(fn))
 	}
 	p.expectOp("(")
 	c := &funcCall{name: fn}

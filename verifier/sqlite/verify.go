@@ -43,11 +43,15 @@ func Verify(in verifier.Input) (v *verifier.Verdict, err error) {
 	if err := verifier.CheckText(in.SQL); err != nil {
 		return nil, err
 	}
+	var p *parser
 	defer func() {
 		if r := recover(); r != nil {
 			ref, ok := r.(*verifier.Refusal)
 			if !ok {
 				panic(r)
+			}
+			if ref.Code == verifier.CodeParseError && ref.Offset == nil && p != nil && p.i < len(p.toks) {
+				ref = verifier.RefuseAt(ref.Code, p.toks[p.i].pos) // where the parser stopped
 			}
 			v, err = nil, ref
 		}
@@ -67,7 +71,7 @@ func Verify(in verifier.Input) (v *verifier.Verdict, err error) {
 			return nil, verifier.Refuse(verifier.CodeParameterNotAllowed)
 		}
 	}
-	p := &parser{toks: toks}
+	p = &parser{toks: toks}
 	v = &verifier.Verdict{Dialect: verifier.SQLite, Mode: mode}
 	w := &walker{}
 	var pr printer

@@ -1049,13 +1049,41 @@
     if (!connections.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: "No agent connection yet.", attrs: { colspan: "4" } })]));
   }
 
+  // The create-connection answer carries a ready-to-paste configuration
+  // for each MCP client (Claude Code, VS Code, Cursor, Claude Desktop, a
+  // generic form); a chooser above the text switches between them, the
+  // generic form first. They hold the token, so Done drops them.
+  let connSnippets = [];
+  function showSnippet() {
+    const s = connSnippets.find(function (x) { return x.client === $("conn-client").value; });
+    $("conn-config").textContent = s ? s.text : "";
+    $("conn-where").textContent = s ? "Paste into: " + s.where : "";
+  }
+  function showSnippets(snippets, fallback) {
+    let pick = $("conn-client");
+    if (!pick) {
+      pick = el("select", { attrs: { id: "conn-client", "aria-label": "MCP client" } });
+      pick.addEventListener("change", showSnippet);
+      $("conn-config").parentNode.insertBefore(pick, $("conn-config"));
+      $("conn-config").parentNode.insertBefore(el("p", { attrs: { id: "conn-where" } }), $("conn-config"));
+    }
+    clear(pick);
+    connSnippets = Array.isArray(snippets) ? snippets.slice() : [];
+    const generic = connSnippets.findIndex(function (x) { return x.client === "generic"; });
+    if (generic > 0) connSnippets.unshift(connSnippets.splice(generic, 1)[0]);
+    for (const x of connSnippets) pick.appendChild(el("option", { text: x.title, attrs: { value: x.client } }));
+    pick.hidden = connSnippets.length === 0;
+    if (connSnippets.length) { showSnippet(); return; }
+    let cfg = "";
+    try { cfg = JSON.stringify(fallback, null, 2); } catch (e) { cfg = ""; }
+    $("conn-config").textContent = cfg;
+    $("conn-where").textContent = "";
+  }
   $("conn-create").addEventListener("click", async function () {
     const r = await api("POST", "/api/connections", { label: $("conn-label").value.trim() });
     if (r.status !== 201 || !r.body) { notice(errorText(r, "Creating the connection failed")); return; }
     $("conn-label").value = "";
-    let cfg = "";
-    try { cfg = JSON.stringify(r.body.client_config, null, 2); } catch (e) { cfg = ""; }
-    $("conn-config").textContent = cfg;
+    showSnippets(r.body.snippets, r.body.client_config);
     $("conn-config-box").hidden = false;
     loadConnections();
   });
@@ -1064,6 +1092,9 @@
     if (navigator.clipboard) navigator.clipboard.writeText(text).then(function () { $("conn-copy").textContent = "Copied"; }, function () {});
   });
   $("conn-config-done").addEventListener("click", function () {
+    connSnippets = [];
+    if ($("conn-client")) clear($("conn-client"));
+    if ($("conn-where")) $("conn-where").textContent = "";
     $("conn-config").textContent = "";
     $("conn-config-box").hidden = true;
     $("conn-copy").textContent = "Copy";

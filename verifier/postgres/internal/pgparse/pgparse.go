@@ -56,3 +56,21 @@ func ParseBytes(sql string) ([]byte, error) {
 	}
 	return raw, nil
 }
+
+// ErrorOffset returns the byte offset in sql where the parse error err
+// was detected, from the parser's 1-based character position; false when
+// the parser gave none. Only the number crosses: never the message.
+func ErrorOffset(sql string, err error) (int, bool) {
+	var pe *parser.Error
+	if !errors.As(err, &pe) || pe.Cursorpos <= 0 {
+		return 0, false
+	}
+	chars := pe.Cursorpos - 1
+	for off := range sql {
+		if chars == 0 {
+			return off, true
+		}
+		chars--
+	}
+	return len(sql), true
+}
