@@ -66,6 +66,13 @@ const (
 	MaxTables   = 16       // physical table references in one query
 	MaxAliases  = 32       // tables, subqueries and CTEs together
 	MaxDepth    = 200      // nesting of expressions and subqueries
+	// MaxExpressionGrowth bounds how many expression nodes substituting
+	// derived-table and CTE columns into the places that reference them may
+	// add to a query (the servers' flatteners and SQLite's prepare copy an
+	// output column's expression into every reference). Text alone cannot
+	// reach it: 64 KiB holds fewer nodes; nested derived tables that
+	// repeat a column can (s||s||s||s over ten levels is 4^10 nodes).
+	MaxExpressionGrowth = 1 << 16
 )
 
 // Input is one verification request. The zero Mode is ModeRead.
@@ -76,7 +83,22 @@ type Input struct {
 	// Database is, for MySQL, the source's configured database: the only one
 	// a read may name. Other dialects ignore it.
 	Database string
+	// Flavor is, for MySQL, the server family the engine detected:
+	// FlavorMySQL or FlavorMariaDB. They resolve names differently (a CTE
+	// body inside a nested WITH does not see outer CTEs on MariaDB); the
+	// zero value accepts only what both read the same way. Other dialects
+	// ignore it.
+	Flavor Flavor
 }
+
+// Flavor is a MySQL-protocol server family.
+type Flavor string
+
+// The MySQL flavors; the zero Flavor means unknown.
+const (
+	FlavorMySQL   Flavor = "mysql"
+	FlavorMariaDB Flavor = "mariadb"
+)
 
 // Table is a physical table (or view) as schema and name, exactly as the
 // server spells them after identifier folding.
@@ -174,6 +196,8 @@ const (
 	CodeLiteralNotAllowed    Code = "literal_not_allowed"
 	CodeCommentNotAllowed    Code = "comment_not_allowed"
 	CodeDuplicateAlias       Code = "duplicate_alias"
+	CodeExpressionTooLarge   Code = "expression_too_large"
+	CodeUnknownColumn        Code = "unknown_column"
 )
 
 // messages holds the static text for each code. A refusal's message is
@@ -216,6 +240,8 @@ var messages = map[Code]string{
 	CodeLiteralNotAllowed:    "this literal form is not allowed",
 	CodeCommentNotAllowed:    "this comment form is not allowed",
 	CodeDuplicateAlias:       "an alias is used twice in one scope",
+	CodeExpressionTooLarge:   "the query's expressions would grow too large after substitution",
+	CodeUnknownColumn:        "a column name matches no column of the tables and subqueries in scope",
 }
 
 // Codes returns every refusal code, sorted.

@@ -35,7 +35,7 @@ func Verify(in verifier.Input) (*verifier.Verdict, error) {
 	}
 	stmt := stmts[0]
 	v := &verifier.Verdict{Dialect: verifier.MySQL, Mode: mode}
-	w := &walker{db: in.Database}
+	w := &walker{db: in.Database, flavor: in.Flavor}
 	switch mode {
 	case verifier.ModeFull:
 		v.Op = verifier.OpFull
