@@ -57,8 +57,15 @@ type result struct {
 	problems []Problem
 }
 
+// flavored is an Engine that knows its server's verifier flavor (MySQL).
+type flavored interface{ Flavor() verifier.Flavor }
+
 func (r *Runner) input(sql string, mode verifier.Mode) verifier.Input {
-	return verifier.Input{Dialect: r.Engine.Dialect(), SQL: sql, Mode: mode, Database: r.Engine.Database()}
+	in := verifier.Input{Dialect: r.Engine.Dialect(), SQL: sql, Mode: mode, Database: r.Engine.Database()}
+	if f, ok := r.Engine.(flavored); ok {
+		in.Flavor = f.Flavor()
+	}
+	return in
 }
 
 // verify calls the verifier, turning a panic into a verifier error.
