@@ -59,7 +59,7 @@ type MySQL struct {
 	vcfg       *mysql.Config
 	verdictDBs map[int]*sql.DB
 	verdicts   map[int]*sql.Conn
-	version string
+	version    string
 }
 
 var _ Engine = (*MySQL)(nil)

@@ -22,7 +22,9 @@ import (
 // corpus table the fixture lacks) is not checked this way.
 
 // verdictTables are the tables the accounts' subsets are drawn from.
-func verdictTables() []gen.Table { return append(append([]gen.Table{}, gen.Tables...), gen.SecretTable) }
+func verdictTables() []gen.Table {
+	return append(append([]gen.Table{}, gen.Tables...), gen.SecretTable)
+}
 
 // verdictAccount is the name of the account granted subset mask of
 // verdictTables.
