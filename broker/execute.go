@@ -11,7 +11,10 @@ import (
 // dispatchLocked starts every approved pending request that can get a
 // slot (1 per session, 4 globally), oldest first. A slot is held by the
 // task, not by the status: it is released only after the engine's Close
-// returned, even when the request was cancelled long before.
+// returned, even when the request was cancelled long before. The
+// per-session slot is counted by connection (a connection has one session
+// at a time): a new begin_session does not bring new capacity while the
+// previous session's task is still finishing. Needs reqState.mu.
 func (b *Broker) dispatchLocked() {
 	b.sweepRequestsLocked()
 	for _, r := range b.sortedRequestsLocked() {
@@ -22,7 +25,7 @@ func (b *Broker) dispatchLocked() {
 			b.startLocked(r) // no database work, no slot
 			continue
 		}
-		if b.reqs.slotsGlobal >= SlotsGlobal || b.reqs.slotsBySession[r.sessionID] >= SlotsPerSession {
+		if b.reqs.slotsGlobal >= SlotsGlobal || b.reqs.slotsByConn[r.connID] >= SlotsPerSession {
 			continue
 		}
 		b.startLocked(r)
@@ -79,7 +82,7 @@ func (b *Broker) startLocked(r *request) {
 	ctx, cancel := context.WithTimeout(context.Background(), b.reqs.opDeadline)
 	r.cancel = cancel
 	b.reqs.slotsGlobal++
-	b.reqs.slotsBySession[r.sessionID]++
+	b.reqs.slotsByConn[r.connID]++
 	b.reqs.wg.Add(1)
 	go b.runTask(ctx, cancel, r, pins)
 }
@@ -119,8 +122,8 @@ func (b *Broker) runTask(ctx context.Context, cancel context.CancelFunc, r *requ
 	b.reqs.mu.Lock()
 	defer b.reqs.mu.Unlock()
 	b.reqs.slotsGlobal--
-	if b.reqs.slotsBySession[r.sessionID]--; b.reqs.slotsBySession[r.sessionID] <= 0 {
-		delete(b.reqs.slotsBySession, r.sessionID)
+	if b.reqs.slotsByConn[r.connID]--; b.reqs.slotsByConn[r.connID] <= 0 {
+		delete(b.reqs.slotsByConn, r.connID)
 	}
 	if r.status == StatusRunning {
 		if err == nil {

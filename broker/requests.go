@@ -129,8 +129,9 @@ type reqState struct {
 	seq      uint64
 	sessions map[string]*sessionReqs
 	docs     *docStore
-	// slots held by running tasks until their engine's Close returned.
-	slotsBySession map[string]int
+	// slots held by running tasks until their engine's Close returned, by
+	// connection (the session's slot follows its connection) and in all.
+	slotsByConn map[string]int
 	slotsGlobal    int
 	// opDeadline bounds one operation; tests shorten it.
 	opDeadline time.Duration
@@ -141,7 +142,7 @@ type reqState struct {
 func newReqState() *reqState {
 	return &reqState{
 		reqs: map[string]*request{}, sessions: map[string]*sessionReqs{},
-		docs: newDocStore(), slotsBySession: map[string]int{}, opDeadline: 30 * time.Second,
+		docs: newDocStore(), slotsByConn: map[string]int{}, opDeadline: 30 * time.Second,
 	}
 }
 
