@@ -132,7 +132,7 @@ type reqState struct {
 	// slots held by running tasks until their engine's Close returned, by
 	// connection (the session's slot follows its connection) and in all.
 	slotsByConn map[string]int
-	slotsGlobal    int
+	slotsGlobal int
 	// opDeadline bounds one operation; tests shorten it.
 	opDeadline time.Duration
 	// wg tracks running tasks so Close can wait for them.
