@@ -40,13 +40,20 @@ const (
 	MaxPendingGlobal     = 32
 	SlotsPerSession      = 1
 	SlotsGlobal          = 4
+	// MaxUndeliveredPerConnection is one connection's fair share of the
+	// stored requests: at most this many of its requests may be pending,
+	// running, or completed with a result the agent has not received yet.
+	// Four connections at their share fill the store; requests whose
+	// outcome was delivered make room as needed (admitLocked).
+	MaxUndeliveredPerConnection = MaxStoredRequests / 4
 	pollAfterMS          = 1000
 )
 
 // Static messages of the request feature.
 const (
 	msgKeysExhausted   = "this session has used all 256 request keys; begin a new session"
-	msgStoreFull       = "the broker holds 64 requests; wait for results to expire or end a session"
+	msgStoreFull       = "the broker holds 64 requests whose results were not read yet; read them with get_request, wait, or end a session"
+	msgConnShare       = "this connection holds 16 requests whose results it has not read; read them with get_request or cancel some first"
 	msgPendingSession  = "this session already has 4 requests waiting for approval"
 	msgPendingGlobal   = "32 requests are already waiting for approval"
 	msgReadOnlySource  = "the source is read-only; it never runs writes"
@@ -92,12 +99,23 @@ type request struct {
 	auth     authKind
 	once     bool // an unconsumed one-time grant
 	standing bool // covered by standing access at its last check
+	// delivered is set once a completed result went back to the agent
+	// (inline or through get_request): the store may then drop it early.
+	delivered bool
 	cancel   context.CancelFunc
 	done     chan struct{} // closed when the request reaches a terminal state
 }
 
 func (r *request) terminal() bool {
 	return r.status != StatusPending && r.status != StatusRunning
+}
+
+// undelivered reports whether dropping r now would lose something the
+// agent has not seen: it is still pending or running, or it completed and
+// its result was not returned yet. Any other terminal request leaves a
+// tombstone with the same status and error, so dropping it loses nothing.
+func (r *request) undelivered() bool {
+	return !r.terminal() || (r.status == StatusCompleted && !r.delivered)
 }
 
 // tombstone is what stays of a request after its retention: the key stays
@@ -202,7 +220,7 @@ func (b *Broker) revokeLocked(r *request) {
 // deadline and turns requests past their retention into tombstones.
 func (b *Broker) sweepRequestsLocked() {
 	now := b.cfg.now()
-	for id, r := range b.reqs.reqs {
+	for _, r := range b.reqs.reqs {
 		if r.status == StatusPending && !now.Before(r.deadline) {
 			if r.auth == authPrompt {
 				b.finishLocked(r, StatusExpired, CodePermissionDenied, msgDecisionExpired)
@@ -212,22 +230,64 @@ func (b *Broker) sweepRequestsLocked() {
 			}
 		}
 		if r.terminal() && !now.Before(r.doneAt.Add(ResultRetention)) {
-			t := tombstone{status: r.status, errCode: r.errCode, errMsg: r.errMsg}
-			if r.status == StatusCompleted {
-				t = tombstone{status: StatusResultExpired, errCode: CodeLimitExceeded, errMsg: msgResultExpired}
-			}
-			if s := b.reqs.sessions[r.sessionID]; s != nil {
-				s.tombs[id] = t
-			}
-			delete(b.reqs.reqs, id)
+			b.dropLocked(r, msgResultExpired)
 		}
 	}
+}
+
+// dropLocked removes a terminal request from the store, leaving its
+// tombstone: the key stays reserved and get_request keeps answering its
+// final status; a completed result becomes result_expired with msg.
+// Needs reqState.mu.
+func (b *Broker) dropLocked(r *request, msg string) {
+	t := tombstone{status: r.status, errCode: r.errCode, errMsg: r.errMsg}
+	if r.status == StatusCompleted {
+		t = tombstone{status: StatusResultExpired, errCode: CodeLimitExceeded, errMsg: msg}
+	}
+	if s := b.reqs.sessions[r.sessionID]; s != nil {
+		s.tombs[r.id] = t
+	}
+	delete(b.reqs.reqs, r.id)
+}
+
+// admitLocked makes room for one more request of connID, or says why
+// there is none: the connection already holds its fair share of
+// undelivered requests, or the store is full of undelivered requests.
+// When the store is full, the oldest request whose outcome the agent
+// already has (or that leaves an identical tombstone) is dropped before
+// its retention ends. Needs reqState.mu.
+func (b *Broker) admitLocked(connID string) *ToolError {
+	n := 0
+	var victim *request
+	for _, r := range b.reqs.reqs {
+		if r.undelivered() {
+			if r.connID == connID {
+				n++
+			}
+			continue
+		}
+		if victim == nil || r.doneAt.Before(victim.doneAt) || (r.doneAt.Equal(victim.doneAt) && r.seq < victim.seq) {
+			victim = r
+		}
+	}
+	if n >= MaxUndeliveredPerConnection {
+		return toolErrMsg(CodeLimitExceeded, msgConnShare)
+	}
+	if len(b.reqs.reqs) < MaxStoredRequests {
+		return nil
+	}
+	if victim == nil {
+		return toolErrMsg(CodeLimitExceeded, msgStoreFull)
+	}
+	b.dropLocked(victim, msgResultDropped)
+	return nil
 }
 
 const (
 	msgDecisionExpired = "nobody decided within 5 minutes"
 	msgSlotExpired     = "the request was allowed but no database slot came free within 5 minutes; it never ran"
 	msgResultExpired   = "the result was kept for 5 minutes and is gone; the request is not run again"
+	msgResultDropped   = "the result was already returned and was dropped to make room for new requests; the request is not run again"
 )
 
 // pendingCountsLocked counts requests waiting for the person.
