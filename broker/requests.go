@@ -46,7 +46,7 @@ const (
 	// Four connections at their share fill the store; requests whose
 	// outcome was delivered make room as needed (admitLocked).
 	MaxUndeliveredPerConnection = MaxStoredRequests / 4
-	pollAfterMS          = 1000
+	pollAfterMS                 = 1000
 )
 
 // Static messages of the request feature.
@@ -102,8 +102,8 @@ type request struct {
 	// delivered is set once a completed result went back to the agent
 	// (inline or through get_request): the store may then drop it early.
 	delivered bool
-	cancel   context.CancelFunc
-	done     chan struct{} // closed when the request reaches a terminal state
+	cancel    context.CancelFunc
+	done      chan struct{} // closed when the request reaches a terminal state
 }
 
 func (r *request) terminal() bool {
