@@ -207,6 +207,7 @@ func (b *Broker) startMCPLocked() error {
 	b.mcpSrv = b.newHTTPServer("mcp", b.guard(sdk))
 	go b.mcpSrv.Serve(ln)
 	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Event: "server_started"})
+	b.log.Info("MCP server started", slog.String("addr", b.mcpAddr))
 	return nil
 }
 
@@ -224,6 +225,7 @@ func (b *Broker) StopServer() error {
 			srv.Close()
 		}
 		b.activity.Add(ActivityEntry{Time: b.cfg.now(), Event: "server_stopped"})
+		b.log.Info("MCP server stopped")
 	}
 	b.endSessions(func(*Session) bool { return true }, EndServerStop)
 	return nil
@@ -320,6 +322,12 @@ func (b *Broker) ConsoleURL() string {
 func (b *Broker) ConsoleToken() string { return b.consoleToken }
 
 // persistLocked saves the state. Callers roll back their change on error.
+// Needs Broker.mu. A failure is logged by its type only: the error text
+// of a secret store may quote what it was saving.
 func (b *Broker) persistLocked() error {
-	return saveState(b.cfg.StateDir, b.store, b.state)
+	err := saveState(b.cfg.StateDir, b.store, b.state)
+	if err != nil {
+		b.log.Error("saving the state failed", slog.String("error_type", fmt.Sprintf("%T", err)))
+	}
+	return err
 }

@@ -3,6 +3,7 @@ package broker
 import (
 	"encoding/hex"
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"time"
 )
@@ -48,6 +49,7 @@ func (b *Broker) CreateConnection(label string) (NewConnection, error) {
 	}
 	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Event: "connection_created"})
 	b.mu.Unlock()
+	b.log.Info("connection created", slog.String("connection_id", c.ID))
 	// MCPURL takes srvMu, which comes before mu in the lock order: never
 	// call it with mu held (StartServer holds srvMu and then takes mu).
 	return NewConnection{ID: c.ID, Token: tok, ClientConfig: ClientConfig(b.MCPURL(), tok)}, nil
@@ -111,6 +113,7 @@ func (b *Broker) RevokeConnection(id string) error {
 	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Event: "connection_revoked"})
 	b.mu.Unlock()
 	b.limits.Forget(id)
+	b.log.Info("connection revoked", slog.String("connection_id", id))
 	b.endSessions(func(s *Session) bool { return s.ConnectionID == id }, EndConnectionRevoked)
 	for _, src := range dedupe(sources) {
 		b.notifySharing(SharingChange{SourceID: src, Connections: []string{id}, Narrowed: true})

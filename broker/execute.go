@@ -3,6 +3,7 @@ package broker
 import (
 	"context"
 	"errors"
+	"log/slog"
 
 	"github.com/dbeast/dbeast/engines"
 	"github.com/dbeast/dbeast/verifier"
@@ -210,6 +211,12 @@ func (b *Broker) completeLocked(r *request, res any, err error) {
 	}
 	e := engines.AsError(err)
 	msg := string(e.Reason)
+	if e.Code == engines.CodeFailed || e.Code == engines.CodeUnavailable {
+		// The engine's static code and reason; its cause (driver text) may
+		// quote data or the DSN and is never logged.
+		b.log.Warn("engine error", slog.String("request_id", r.id), slog.String("kind", r.kind),
+			slog.String("engine_code", string(e.Code)), slog.String("reason", msg))
+	}
 	switch e.Code {
 	case engines.CodeIneligible:
 		b.finishLocked(r, StatusFailed, CodeUnsupportedSafeRead, msg)

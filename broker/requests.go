@@ -3,6 +3,7 @@ package broker
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"sort"
 	"sync"
 	"time"
@@ -187,6 +188,14 @@ func (b *Broker) finishLocked(r *request, st Status, code Code, msg string) {
 		r.cancel()
 	}
 	close(r.done)
+	// Ids, status and static codes only: never the statement, the result
+	// or an engine's private cause.
+	lvl := slog.LevelInfo
+	if code == CodeExecutionFailed {
+		lvl = slog.LevelWarn
+	}
+	b.log.Log(context.Background(), lvl, "request finished", slog.String("request_id", r.id), slog.String("session_id", r.sessionID),
+		slog.String("operation", r.operation), slog.String("status", string(st)), slog.String("code", string(code)))
 	b.activity.Add(ActivityEntry{Time: r.doneAt, SessionID: r.sessionID, RequestID: r.id, Alias: r.alias, Event: "request_" + string(st), Status: string(code), SQL: r.statement})
 }
 

@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"log/slog"
 	"slices"
 	"sort"
 	"time"
@@ -108,6 +109,7 @@ func (b *Broker) beginSession(connID, label string) (*Session, string, *ToolErro
 	b.sessions[s.ID] = s
 	b.activity.Add(ActivityEntry{Time: now, SessionID: s.ID, Event: "session_begun"})
 	b.mu.Unlock()
+	b.log.Info("session begun", slog.String("session_id", s.ID), slog.String("connection_id", connID))
 	b.runEndHooks(ended)
 	return s, tok, nil
 }
@@ -212,6 +214,7 @@ func (b *Broker) runEndHooks(ended []endedSession) {
 	hooks := slices.Clone(b.sessionHooks)
 	b.hookMu.Unlock()
 	for _, e := range ended {
+		b.log.Info("session ended", slog.String("session_id", e.s.ID), slog.String("reason", string(e.reason)))
 		for _, f := range hooks {
 			f(e.s, e.reason)
 		}
