@@ -46,6 +46,7 @@ func (b *Broker) redispatch() {
 // startLocked re-checks r and moves it to running. Source state, session,
 // authorization and deadline are checked here; a one-time grant is
 // consumed in the same critical section as the move to running.
+// Needs reqState.mu, and never Broker.mu: it may take Broker.mu itself.
 func (b *Broker) startLocked(r *request) {
 	if r.sourceID != "" && b.narrowingInFlight(r.sourceID) {
 		return // stays pending; redispatch runs once the revocation is done
@@ -90,6 +91,7 @@ func (b *Broker) startLocked(r *request) {
 
 // liveLocked reports whether the request's session, source (same
 // generation, still visible to the connection) or document still exist.
+// Needs reqState.mu, and never Broker.mu: it may take Broker.mu itself.
 func (b *Broker) liveLocked(r *request) bool {
 	if !b.sessionAlive(r.sessionID) {
 		return false
@@ -198,6 +200,7 @@ func (b *Broker) execute(ctx context.Context, r *request, pins map[string]string
 // completeLocked records an operation's outcome: the result bounded to
 // the MCP response budget, or the engine error mapped to a status and a
 // broker code with the engine's static reason.
+// Needs reqState.mu.
 func (b *Broker) completeLocked(r *request, res any, err error) {
 	if err == nil {
 		res = fitResponse(r.id, res)

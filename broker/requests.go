@@ -165,6 +165,7 @@ func newReqState() *reqState {
 	}
 }
 
+// Needs reqState.mu.
 func (rq *reqState) sessionLocked(id string) *sessionReqs {
 	s := rq.sessions[id]
 	if s == nil {
@@ -175,6 +176,7 @@ func (rq *reqState) sessionLocked(id string) *sessionReqs {
 }
 
 // finishLocked moves r to a terminal status.
+// Needs reqState.mu.
 func (b *Broker) finishLocked(r *request, st Status, code Code, msg string) {
 	if r.terminal() {
 		return
@@ -203,6 +205,7 @@ func (b *Broker) finishLocked(r *request, st Status, code Code, msg string) {
 // reads → revoked, a running write → outcome_unknown, a completed read →
 // revoked and a completed write → completed_result_revoked. The result is
 // dropped in every case.
+// Needs reqState.mu.
 func (b *Broker) revokeLocked(r *request) {
 	switch r.status {
 	case StatusPending:
@@ -227,6 +230,7 @@ func (b *Broker) revokeLocked(r *request) {
 
 // sweepRequestsLocked expires undecided requests past their decision
 // deadline and turns requests past their retention into tombstones.
+// Needs reqState.mu.
 func (b *Broker) sweepRequestsLocked() {
 	now := b.cfg.now()
 	for _, r := range b.reqs.reqs {
@@ -300,6 +304,7 @@ const (
 )
 
 // pendingCountsLocked counts requests waiting for the person.
+// Needs reqState.mu.
 func (b *Broker) pendingCountsLocked(sessionID string) (session, global int) {
 	for _, r := range b.reqs.reqs {
 		if r.status == StatusPending && r.auth == authPrompt {
@@ -313,6 +318,7 @@ func (b *Broker) pendingCountsLocked(sessionID string) (session, global int) {
 }
 
 // sortedRequestsLocked lists stored requests oldest first.
+// Needs reqState.mu.
 func (b *Broker) sortedRequestsLocked() []*request {
 	out := make([]*request, 0, len(b.reqs.reqs))
 	for _, r := range b.reqs.reqs {

@@ -116,6 +116,7 @@ func (b *Broker) beginSession(connID, label string) (*Session, string, *ToolErro
 
 // allowBeginLocked enforces beginPerWindow begins per beginWindow per
 // connection, as an exact sliding window.
+// Needs Broker.mu.
 func (b *Broker) allowBeginLocked(connID string, now time.Time) bool {
 	times := b.begins[connID]
 	times = slices.DeleteFunc(times, func(t time.Time) bool { return !now.Before(t.Add(beginWindow)) })
@@ -158,6 +159,7 @@ func (b *Broker) session(connID, token string) (*Session, *ToolError) {
 }
 
 // sweepLocked removes sessions past their idle deadline or lifetime.
+// Needs Broker.mu.
 func (b *Broker) sweepLocked(now time.Time) []endedSession {
 	var ended []endedSession
 	for _, s := range b.sessions {
@@ -178,6 +180,7 @@ type endedSession struct {
 
 // removeLocked is the one place a session stops existing. Hooks run later,
 // outside the lock, through runEndHooks.
+// Needs Broker.mu.
 func (b *Broker) removeLocked(s *Session, reason EndReason) endedSession {
 	delete(b.sessions, s.ID)
 	b.activity.Add(ActivityEntry{Time: b.cfg.now(), SessionID: s.ID, Event: "session_ended", Status: string(reason)})
