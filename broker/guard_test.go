@@ -226,7 +226,7 @@ func TestInFlightLimit(t *testing.T) {
 	}
 	waitInFlight := func(n int) {
 		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(30 * time.Second)
 		for e.b.limits.InFlight() < n && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 		}
