@@ -39,8 +39,8 @@ func (s *syncBuffer) String() string {
 
 // TestLogLeaksNothing runs a broker configured as `dbeast serve
 // --log-level debug` configures it, over real HTTP, through a full flow
-// with errors: sources (SQLite, and PostgreSQL with a password in its
-// DSN when a server is configured), a document, an agent that begins a
+// with errors: sources (SQLite, and PostgreSQL and MySQL with passwords
+// in their DSNs when servers are configured), a document, an agent that begins a
 // session, reads rows, reads the document, fails a query, sends a wrong
 // session token, a wrong bearer token and a batch, and a revoked
 // connection. The captured log must show the flow (it is not empty) and
@@ -92,6 +92,15 @@ func TestLogLeaksNothing(t *testing.T) {
 		secrets["password"], secrets["dsn"] = pw, dsn
 		pgSrc = console("POST", "/api/sources", map[string]any{"kind": "postgres", "dsn": dsn})["source_id"].(string)
 	}
+	var mySrc string
+	if base := os.Getenv("DBEAST_TEST_MYSQL_DSN"); base != "" && strings.HasPrefix(base, "root@") {
+		// A wrong password: the server refuses, and its error names the
+		// user; neither the password nor the DSN may reach the log.
+		myPw := "MYSQLPW-5e1a0c"
+		dsn := strings.Replace(base, "root@", "root:"+myPw+"@", 1)
+		secrets["mysql password"], secrets["mysql dsn"] = myPw, dsn
+		mySrc = console("POST", "/api/sources", map[string]any{"kind": "mysql", "dsn": dsn})["source_id"].(string)
+	}
 	if _, err := b.OpenDocument(docPath, "notes"); err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +108,7 @@ func TestLogLeaksNothing(t *testing.T) {
 	nc := console("POST", "/api/connections", map[string]any{"label": "agent"})
 	agentTok := nc["token"].(string)
 	secrets["agent token"] = agentTok
-	for _, s := range []string{src, pgSrc} {
+	for _, s := range []string{src, pgSrc, mySrc} {
 		if s != "" {
 			console("PUT", "/api/sharing", broker.SharingEntry{ConnectionID: nc["connection_id"].(string), SourceID: s, DatabaseLevel: broker.LevelRead})
 		}
@@ -185,6 +194,11 @@ func TestLogLeaksNothing(t *testing.T) {
 			t.Fatalf("PostgreSQL with a bad database: %v", m)
 		}
 	}
+	if mySrc != "" {
+		if m := wait(call("list_tables", map[string]any{"session_token": tok, "source_id": mySrc})); m["status"] != "failed" {
+			t.Fatalf("MySQL with a wrong password: %v", m)
+		}
+	}
 	call("list_catalog", map[string]any{"session_token": "dbs_" + strings.Repeat("A", 43)})
 	if st, _ := rpc("dbc_wrong", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); st != 401 {
 		t.Fatalf("wrong bearer: %d", st)
@@ -202,8 +216,8 @@ func TestLogLeaksNothing(t *testing.T) {
 			t.Errorf("the log lacks %q:\n%s", want, log)
 		}
 	}
-	if pgSrc != "" && !strings.Contains(log, "engine error") {
-		t.Errorf("the failed PostgreSQL connection was not logged")
+	if (pgSrc != "" || mySrc != "") && !strings.Contains(log, "engine error") {
+		t.Errorf("the failed server connection was not logged")
 	}
 	for name, s := range secrets {
 		if strings.Contains(log, s) {
