@@ -62,6 +62,9 @@ func idleRSS(t *testing.T) int64 {
 // and the engine still serves. Without the heap limit 10 levels alone
 // reached a 434 MB high-water mark and 12 levels take minutes and GBs.
 func TestMemoryBound(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector slows SQLite tenfold and adds shadow memory; this bound is checked without -race")
+	}
 	path := fixture(t, "CREATE TABLE t(s TEXT)", "INSERT INTO t VALUES ('ab')")
 	normal := readVerdict("SELECT s FROM main.t", []string{"t"}, map[string][]string{"t": {"s"}})
 	eng := openEngine(t, path, false)
