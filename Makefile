@@ -3,7 +3,7 @@ GO ?= go
 BIN := bin/dbeast
 TEST_TIMEOUT ?= 20m
 
-.PHONY: help build demo test vet fmt bench fuzz conformance matrix chromium tray
+.PHONY: help build demo test race vet fmt bench fuzz conformance matrix chromium tray
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -16,6 +16,9 @@ demo: build ## run the broker on the embedded SQLite shop database
 
 test: vet ## run every test that can run here (live servers via DBEAST_TEST_*_DSN)
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+
+race: ## run every test under the race detector (same DSNs as make test)
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
 
 vet: ## gofmt check and go vet
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
