@@ -204,4 +204,3 @@ func TestPoolClosesAfterErrorAndFullSQL(t *testing.T) {
 	})
 	step("read after a cancel", 1, read)
 }
-
