@@ -129,7 +129,7 @@ func dial(ctx context.Context, cfg *pgx.ConnConfig) (*pooledConn, error) {
 		}
 		return nil, engines.NewError(engines.CodeUnavailable, engines.ReasonConnect, err)
 	}
-	return &pooledConn{conn: conn, pg: conn.PgConn(), created: time.Now()}, nil
+	return &pooledConn{conn: conn, pg: conn.PgConn(), created: time.Now(), stmts: map[string]string{}}, nil
 }
 
 // freshConn replaces a reused connection by a new one (full SQL never runs
@@ -172,6 +172,7 @@ func (e *Engine) Close() error {
 // pool: one round trip, used by operations that did not already reset it
 // in their last pipeline.
 func (e *Engine) reset(ctx context.Context) {
+	clear(e.pc.stmts)
 	if err := e.simple(ctx, "DISCARD ALL"); err == nil {
 		e.reusable = true
 	}

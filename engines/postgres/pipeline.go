@@ -18,7 +18,8 @@ type step struct {
 	sql     string
 	args    []string
 	prepare string // Parse and Describe sql as this prepared statement
-	exec    string // execute this prepared statement
+	exec    string // execute this prepared statement (text results through read)
+	stmt    string // execute this prepared catalog query with args
 	sync    bool   // a sync point: ends the implicit transaction and error skipping
 	// read consumes a result instead of the default (all rows copied).
 	read func(rr *pgconn.ResultReader) error
@@ -39,6 +40,14 @@ func (p *pipeline) query(sql string, args ...string) *step {
 
 func (p *pipeline) prepare(name, sql string) *step {
 	s := &step{sql: sql, prepare: name}
+	p.steps = append(p.steps, s)
+	return s
+}
+
+// execStatement runs a prepared catalog query with text parameters and
+// keeps its rows; sql is kept only to name the step.
+func (p *pipeline) execStatement(name, sql string, args []string) *step {
+	s := &step{sql: sql, args: args, stmt: name}
 	p.steps = append(p.steps, s)
 	return s
 }
@@ -70,12 +79,10 @@ func (e *Engine) run(ctx context.Context, pl *pipeline) (*step, error) {
 			p.SendPrepare(s.prepare, s.sql, nil)
 		case s.exec != "":
 			p.SendQueryPrepared(s.exec, nil, nil, textFormat)
+		case s.stmt != "":
+			p.SendQueryPrepared(s.stmt, textParams(s.args), nil, nil)
 		default:
-			params := make([][]byte, len(s.args))
-			for i, a := range s.args {
-				params[i] = []byte(a)
-			}
-			p.SendQueryParams(s.sql, params, nil, nil, nil)
+			p.SendQueryParams(s.sql, textParams(s.args), nil, nil, nil)
 		}
 	}
 	if err := p.Flush(); err != nil {
@@ -112,4 +119,13 @@ func (e *Engine) run(ctx context.Context, pl *pipeline) (*step, error) {
 		first = err
 	}
 	return failed, first
+}
+
+// textParams encodes text parameters.
+func textParams(args []string) [][]byte {
+	params := make([][]byte, len(args))
+	for i, a := range args {
+		params[i] = []byte(a)
+	}
+	return params
 }

@@ -40,9 +40,12 @@ const (
 // pooledConn is one broker-owned server connection and what outlives a
 // single operation on it.
 type pooledConn struct {
-	conn    *pgx.Conn
-	pg      *pgconn.PgConn
-	seq     int // names prepared statements uniquely on this connection
+	conn *pgx.Conn
+	pg   *pgconn.PgConn
+	seq  int // names prepared statements uniquely on this connection
+	// stmts maps a catalog query's text to the name it is prepared under
+	// on this connection (read.go); DISCARD ALL empties it.
+	stmts   map[string]string
 	created time.Time
 	idle    time.Time // when it was last put back
 }

@@ -4,8 +4,11 @@ import (
 	"context"
 	"net"
 	"net/url"
+	"os"
 	"sync"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/dbeast/dbeast/engines"
 )
@@ -203,4 +206,53 @@ func TestPoolClosesAfterErrorAndFullSQL(t *testing.T) {
 		}
 	})
 	step("read after a cancel", 1, read)
+}
+
+// BenchmarkPointRead is a warm point read: pooled connection, cached
+// proof and guard verdicts (Open, Read, Close).
+func BenchmarkPointRead(b *testing.B) {
+	dsn := testDSNB(b)
+	src := engines.Source{Kind: engines.Postgres, DSN: dsn}
+	ctx := context.Background()
+	for b.Loop() {
+		eng, err := Driver{}.Open(ctx, src)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := eng.Read(ctx, pointRead()); err != nil {
+			b.Fatal(err)
+		}
+		eng.Close()
+	}
+}
+
+// BenchmarkPointReadDirect is the same query on an open pgx connection.
+func BenchmarkPointReadDirect(b *testing.B) {
+	dsn := testDSNB(b)
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close(ctx)
+	for b.Loop() {
+		rows, err := c.Query(ctx, `SELECT t.id, t.name FROM dbeast_pgengine.t AS t WHERE t.id = 1`, pgx.QueryExecModeSimpleProtocol)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows.Close()
+	}
+}
+
+// testDSNB returns the DSN or skips the benchmark naming the variable.
+func testDSNB(b *testing.B) string {
+	b.Helper()
+	dsn := os.Getenv(dsnVar)
+	if dsn == "" {
+		b.Skip(dsnVar + " is not set")
+	}
+	if setupErr != nil {
+		b.Fatal(setupErr)
+	}
+	return dsn
 }

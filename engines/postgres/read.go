@@ -178,7 +178,7 @@ func (e *Engine) readLocked(ctx context.Context, req engines.ReadRequest, ent *p
 	defer e.rollback()
 	name := e.nextName()
 	gkey := guardKey(v.NormalizedSQL, ent.first, v.Functions, e.pg.ParameterStatus("server_version"))
-	guardKnown := e.pool.cache.guard(gkey)
+	guarded := !e.pool.cache.guard(gkey) // run both guards: no verdict cached
 	proven := oidArray(lp.oids)
 
 	// Trip 1: BEGIN … plan check.
@@ -191,24 +191,40 @@ func (e *Engine) readLocked(ctx context.Context, req engines.ReadRequest, ent *p
 	for _, st := range lockStatements(lp) {
 		locks[p1.query(st)] = true
 	}
-	held0 := p1.query(relLockQuery)
 	prep := p1.prepare(name, v.NormalizedSQL)
-	held1 := p1.query(relLockQuery)
-	parts := p1.query(partsAllQuery, proven)
-	proofSteps := make([]*step, len(ent.queries))
-	for i, q := range ent.queries {
-		proofSteps[i] = p1.query(q.sql, q.args...)
+	var afterPrepare, parts, beforeExec, explain *step
+	if guarded {
+		afterPrepare = p1.query(relLockQuery)
+		parts = p1.query(partsAllQuery, proven)
 	}
-	held2 := p1.query(relLockQuery)
-	var viewFuncs, explain *step
+	p1.query("SET LOCAL plan_cache_mode = force_generic_plan")
+	proofSteps := make([]*step, len(ent.queries))
+	var newStmts []*step
+	for i, q := range ent.queries {
+		stmt, ok := e.pc.stmts[q.sql]
+		if !ok {
+			stmt = e.nextName()
+			newStmts = append(newStmts, p1.prepare(stmt, q.sql))
+			e.pc.stmts[q.sql] = stmt // undone below unless the prepare succeeds
+		}
+		proofSteps[i] = p1.execStatement(stmt, q.sql, q.args)
+	}
+	var viewFuncs *step
 	if len(lp.funcs) > 0 {
 		viewFuncs = p1.query(viewFuncQuery, oidArray(lp.funcs))
 	}
-	if !guardKnown {
+	if guarded {
+		beforeExec = p1.query(relLockQuery)
 		explain = p1.query(explainPrefix + name)
 	}
 	p1.sync()
-	if failed, err := e.run(ctx, &p1); err != nil {
+	failed, err := e.run(ctx, &p1)
+	for _, st := range newStmts {
+		if !st.done {
+			delete(e.pc.stmts, st.sql)
+		}
+	}
+	if err != nil {
 		if locks[failed] {
 			return nil, nil, lockErr(ctx, err)
 		}
@@ -216,13 +232,6 @@ func (e *Engine) readLocked(ctx context.Context, req engines.ReadRequest, ent *p
 	}
 	if len(prep.sd.ParamOIDs) != 0 {
 		return nil, nil, engines.NewError(engines.CodeDenied, ReasonParameters, nil)
-	}
-	partSet, err := oidSet(parts.rows)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := checkLockRows(held0.rows, held1.rows, lp.oids, partSet); err != nil {
-		return nil, nil, err
 	}
 
 	// The re-proof, over the answers fetched after the locks.
@@ -249,17 +258,28 @@ func (e *Engine) readLocked(ctx context.Context, req engines.ReadRequest, ent *p
 		}
 		proofs = append(proofs, second[i].proof())
 	}
+	// The same identities: the plan locked exactly the proven relations.
+	var partSet map[uint32]bool
+	if guarded {
+		if partSet, err = oidSet(parts.rows); err != nil {
+			return nil, nil, err
+		}
+		// Before PREPARE the transaction held only the plan's locks:
+		// every lock now must be proven or a part of a proven relation.
+		if err := checkLockRows(nil, afterPrepare.rows, lp.oids, partSet); err != nil {
+			return nil, nil, err
+		}
+	}
 	// The function guard (funcguard.go): the server's plan may call only
 	// the verdict's functions and those of the proven views.
 	allowed, err := e.allowedCalls(ctx, v.Functions, lp2.funcs)
 	if err != nil {
 		return nil, nil, err
 	}
-	if !guardKnown {
+	if guarded {
 		if err := e.checkPlanFunctions(ctx, name, allowed); err != nil {
 			return nil, nil, err
 		}
-		e.pool.cache.putGuard(gkey)
 	}
 	e.pre = nil
 
@@ -279,28 +299,53 @@ func (e *Engine) readLocked(ctx context.Context, req engines.ReadRequest, ent *p
 		res = b.Result()
 		return nil
 	})
-	held3 := p2.query(relLockQuery)
+	var afterExec *step
+	if guarded {
+		afterExec = p2.query(relLockQuery)
+	}
 	noWrite := p2.query(writeCheck)
 	p2.query("ROLLBACK")
 	p2.sync()
-	discard := p2.query("DISCARD ALL")
+	reset := resetSteps(&p2, name)
 	p2.sync()
-	failed, err := e.run(ctx, &p2)
-	if err != nil && (failed == nil || failed != discard) {
+	failed, err = e.run(ctx, &p2)
+	if err != nil && (failed == nil || !reset[failed]) {
 		var pgErr *pgconn.PgError
 		if failed == exec && ctx.Err() == nil && errors.As(err, &pgErr) && pgErr.Code == "0A000" {
 			return nil, nil, engines.NewError(engines.CodeFailed, ReasonPlanChanged, err)
 		}
 		return nil, nil, mapErr(ctx, err)
 	}
-	if err := checkLockRows(held2.rows, held3.rows, lp.oids, partSet); err != nil {
-		return nil, nil, err
+	if guarded {
+		if err := checkLockRows(beforeExec.rows, afterExec.rows, lp.oids, partSet); err != nil {
+			return nil, nil, err
+		}
 	}
 	if len(noWrite.rows) != 1 || !isTrue(noWrite.rows[0][0]) {
 		return nil, nil, engines.NewError(engines.CodeDenied, ReasonWroteDuringRead, nil)
 	}
-	e.reusable = discard.done
+	if guarded {
+		e.pool.cache.putGuard(gkey)
+	}
+	e.reusable = true
+	for st := range reset {
+		e.reusable = e.reusable && st.done
+	}
 	return res, proofs, nil
+}
+
+// resetSteps adds to p the statements that end a read's session state
+// after its transaction: DISCARD ALL without its DEALLOCATE ALL and
+// DISCARD PLANS, so the engine's own prepared catalog queries and their
+// plans stay (a verified read can leave no other state than its own
+// prepared statement, which is deallocated here; the rest is a net).
+func resetSteps(p *pipeline, stmt string) map[*step]bool {
+	out := map[*step]bool{}
+	for _, q := range []string{"CLOSE ALL", "SET SESSION AUTHORIZATION DEFAULT", "RESET ALL",
+		"DEALLOCATE " + stmt, "UNLISTEN *", "SELECT pg_catalog.pg_advisory_unlock_all()", "DISCARD TEMP", "DISCARD SEQUENCES"} {
+		out[p.query(q)] = true
+	}
+	return out
 }
 
 // checkPrimary refuses a standby: it cannot take the locks a stable read
