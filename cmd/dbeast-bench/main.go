@@ -46,6 +46,8 @@ type options struct {
 	requestPacing time.Duration
 	rebegin       bool
 	cpuProfile    string
+	baseline      string
+	baselineName  string
 	engines       string
 	workload      string
 }
@@ -68,6 +70,8 @@ func main() {
 	flag.BoolVar(&o.skipLoad, "skip-load", false, "skip the 16-agent load")
 	flag.DurationVar(&o.requestPacing, "pacing", 50*time.Millisecond, "least time between two query_sql requests of the latency series (one agent; the broker allows a client 20 requests/s)")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "run the broker inside this process and write a CPU profile of the latency series to FILE (RSS then includes the bench itself)")
+	flag.StringVar(&o.baseline, "baseline", "", "a second dbeast binary (e.g. an older build) measured in the same run as the baseline column")
+	flag.StringVar(&o.baselineName, "baseline-name", "the baseline build", "how the report names the baseline")
 	flag.StringVar(&o.engines, "engines", "sqlite,postgres,mysql", "engines to measure, comma-separated")
 	flag.StringVar(&o.workload, "workload", "", "measure only workloads whose name contains this text")
 	flag.BoolVar(&o.rebegin, "rebegin", false, "load agents begin a new session when the request store is full (limit_exceeded) instead of carrying on")
@@ -86,6 +90,10 @@ type engineSetup struct {
 	sourceID string
 	direct   runner
 	dbhubURL string
+	// baseSource is the source's id in the baseline broker, if any.
+	baseSource string
+	// dsn and path are what the source was added with.
+	dsn, path string
 }
 
 func run(o options) error {
@@ -143,7 +151,7 @@ func run(o options) error {
 		return err
 	}
 	if want["sqlite"] {
-		engs = append(engs, &engineSetup{name: "SQLite", kind: "sqlite", q: "main.", sourceID: sid, direct: sd})
+		engs = append(engs, &engineSetup{name: "SQLite", kind: "sqlite", q: "main.", sourceID: sid, direct: sd, path: sqlitePath})
 	} else {
 		defer sd.close()
 	}
@@ -159,7 +167,7 @@ func run(o options) error {
 		if err != nil {
 			return err
 		}
-		e := &engineSetup{name: "PostgreSQL", kind: "postgres", q: pgSchema + ".", sourceID: id, direct: pd}
+		e := &engineSetup{name: "PostgreSQL", kind: "postgres", q: pgSchema + ".", sourceID: id, direct: pd, dsn: o.pgDSN}
 		if o.dbhub != "" {
 			d, err := startDBHub(o.dbhub, o.pgDSN)
 			if err != nil {
@@ -187,7 +195,7 @@ func run(o options) error {
 		if err != nil {
 			return err
 		}
-		e := &engineSetup{name: "MariaDB", kind: "mysql", q: cfg.DBName + ".", sourceID: id, direct: md}
+		e := &engineSetup{name: "MariaDB", kind: "mysql", q: cfg.DBName + ".", sourceID: id, direct: md, dsn: o.myDSN}
 		if o.dbhub != "" {
 			d, err := startDBHub(o.dbhub, mysqlURL(cfg))
 			if err != nil {
@@ -207,6 +215,28 @@ func run(o options) error {
 	for _, e := range engs {
 		sources = append(sources, e.sourceID)
 	}
+	var baseAgent *agent
+	if o.baseline != "" {
+		bdir := filepath.Join(dir, "baseline")
+		if err := os.MkdirAll(bdir, 0o700); err != nil {
+			return err
+		}
+		bb, err := startBroker(o.baseline, bdir)
+		if err != nil {
+			return fmt.Errorf("baseline broker: %w", err)
+		}
+		defer bb.stop()
+		var ids []string
+		for _, e := range engs {
+			if e.baseSource, err = bb.addSource(e.kind, "baseline "+e.kind, e.dsn, e.path); err != nil {
+				return fmt.Errorf("baseline broker: %w", err)
+			}
+			ids = append(ids, e.baseSource)
+		}
+		if baseAgent, err = bb.newAgent("baseline agent", ids); err != nil {
+			return fmt.Errorf("baseline broker: %w", err)
+		}
+	}
 	agents := make([]*agent, o.agents)
 	for i := range agents {
 		if agents[i], err = b.newAgent(fmt.Sprintf("bench agent %d", i+1), sources); err != nil {
@@ -223,13 +253,13 @@ func run(o options) error {
 			if err := pprof.StartCPUProfile(f); err != nil {
 				return err
 			}
-			err = latency(ctx, w, o, engs, agents)
+			err = latency(ctx, w, o, engs, agents, baseAgent)
 			pprof.StopCPUProfile()
 			f.Close()
 			if err != nil {
 				return err
 			}
-		} else if err := latency(ctx, w, o, engs, agents); err != nil {
+		} else if err := latency(ctx, w, o, engs, agents, baseAgent); err != nil {
 			return err
 		}
 	}
@@ -276,7 +306,7 @@ func loadavg() (string, string, string) {
 // series is the samples of one engine, workload and system.
 type series map[string][]time.Duration
 
-func latency(ctx context.Context, w io.Writer, o options, engs []*engineSetup, agents []*agent) error {
+func latency(ctx context.Context, w io.Writer, o options, engs []*engineSetup, agents []*agent, base *agent) error {
 	samples := map[string]series{} // key engine/workload
 	key := func(e *engineSetup, wl workload) string { return e.name + "\x00" + wl.name }
 	var last time.Time
@@ -339,6 +369,34 @@ func latency(ctx context.Context, w io.Writer, o options, engs []*engineSetup, a
 						samples[k]["dbeast"] = append(samples[k]["dbeast"], el)
 					}
 
+					if base != nil {
+						for {
+							if err := base.ensure(ctx); err != nil {
+								return err
+							}
+							pace()
+							t0 = time.Now()
+							out, n, err := base.query(ctx, e.baseSource, q)
+							el = time.Since(t0)
+							if out == outHTTP429 {
+								continue
+							}
+							if err == nil && out != outCompleted {
+								err = fmt.Errorf("outcome %d", out)
+							}
+							if err == nil {
+								err = checkRows(n, wl.rows)
+							}
+							if err != nil {
+								return fmt.Errorf("%s %s baseline: %w", e.name, wl.name, err)
+							}
+							break
+						}
+						if i >= o.warmup {
+							samples[k]["baseline"] = append(samples[k]["baseline"], el)
+						}
+					}
+
 					if e.dbhubURL != "" {
 						t0 = time.Now()
 						err := dbhubQuery(ctx, e.dbhubURL, q)
@@ -358,8 +416,11 @@ func latency(ctx context.Context, w io.Writer, o options, engs []*engineSetup, a
 		a.end(ctx)
 	}
 	fmt.Fprintf(w, "## Latency: median (p95) in ms, %d samples per cell (%d repeats × %d, interleaved query by query)\n\n", o.repeats*o.samples, o.repeats, o.samples)
-	fmt.Fprintln(w, "| engine | workload | DIRECT | dbeast | DBHub | dbeast/DIRECT | dbeast/DBHub |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	if base != nil {
+		fmt.Fprintf(w, "The baseline column is %s, measured in the same run.\n\n", o.baselineName)
+	}
+	fmt.Fprintln(w, "| engine | workload | DIRECT | dbeast | DBHub | baseline | dbeast/DIRECT | dbeast/DBHub | baseline/DIRECT |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	for _, e := range engs {
 		for _, wl := range workloads {
 			if !strings.Contains(wl.name, o.workload) {
@@ -378,8 +439,8 @@ func latency(ctx context.Context, w io.Writer, o options, engs []*engineSetup, a
 				}
 				return fmt.Sprintf("%.1fx", float64(percentile(s[a], 50))/float64(percentile(s[b], 50)))
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", e.name, wl.name, cell("DIRECT"), cell("dbeast"), cell("DBHub"),
-				ratio("dbeast", "DIRECT"), ratio("dbeast", "DBHub"))
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", e.name, wl.name, cell("DIRECT"), cell("dbeast"), cell("DBHub"),
+				cell("baseline"), ratio("dbeast", "DIRECT"), ratio("dbeast", "DBHub"), ratio("baseline", "DIRECT"))
 		}
 	}
 	return nil

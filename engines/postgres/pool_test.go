@@ -7,10 +7,12 @@ import (
 	"os"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dbeast/dbeast/engines"
+	"github.com/dbeast/dbeast/verifier"
 )
 
 // tripProxy forwards TCP to the test server and counts, per connection,
@@ -22,6 +24,7 @@ type tripProxy struct {
 
 	mu    sync.Mutex // guards the counters
 	conns int
+	open  int
 	trips int
 }
 
@@ -50,7 +53,16 @@ func (p *tripProxy) serve() {
 		}
 		p.mu.Lock()
 		p.conns++
+		p.open++
 		p.mu.Unlock()
+		var closeOnce sync.Once
+		done := func() {
+			closeOnce.Do(func() {
+				p.mu.Lock()
+				p.open--
+				p.mu.Unlock()
+			})
+		}
 		var turnMu sync.Mutex
 		serverSpoke := true // the client's first bytes start a round trip
 		pump := func(dst, src net.Conn, fromClient bool) {
@@ -76,6 +88,7 @@ func (p *tripProxy) serve() {
 			}
 			dst.Close()
 			src.Close()
+			done()
 		}
 		go pump(s, c, true)
 		go pump(c, s, false)
@@ -87,6 +100,26 @@ func (p *tripProxy) counts() (conns, trips int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.conns, p.trips
+}
+
+// waitOpen waits until the proxy carries want connections (a closed
+// connection's socket ends a moment after Close returns) and fails the
+// test if it does not within a few seconds.
+func (p *tripProxy) waitOpen(t *testing.T, what string, want int) {
+	t.Helper()
+	for i := 0; ; i++ {
+		p.mu.Lock()
+		n := p.open
+		p.mu.Unlock()
+		if n == want {
+			return
+		}
+		if i == 250 {
+			t.Errorf("%s: %d open connections, want %d", what, n, want)
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // proxiedDSN points the test DSN at the proxy.
@@ -146,13 +179,20 @@ func TestPointReadRoundTrips(t *testing.T) {
 }
 
 // TestPoolClosesAfterErrorAndFullSQL checks which operations give their
-// connection back: a clean read does; a failed read, a table write and
-// full SQL close theirs, and full SQL never runs on a pooled connection.
+// connection back: a clean read does; a failed or cancelled read and a
+// table write close theirs; full SQL never runs on a pooled connection
+// and closes its own.
 func TestPoolClosesAfterErrorAndFullSQL(t *testing.T) {
+	admin := adminConn(t)
+	if _, err := admin.Exec(context.Background(), `DROP TABLE IF EXISTS dbeast_pgengine.pool_w;
+CREATE TABLE dbeast_pgengine.pool_w (id int PRIMARY KEY, n int); INSERT INTO dbeast_pgengine.pool_w VALUES (1, 0)`); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Exec(context.Background(), `DROP TABLE IF EXISTS dbeast_pgengine.pool_w`) })
 	dsn, proxy := proxiedDSN(t)
 	src := engines.Source{Kind: engines.Postgres, DSN: dsn}
 	ctx := context.Background()
-	step := func(name string, wantNew int, op func(e engines.Engine)) {
+	step := func(name string, wantNew, wantOpen int, op func(e engines.Engine)) {
 		t.Helper()
 		c0, _ := proxy.counts()
 		eng, err := Driver{}.Open(ctx, src)
@@ -167,22 +207,23 @@ func TestPoolClosesAfterErrorAndFullSQL(t *testing.T) {
 		if c1-c0 != wantNew {
 			t.Errorf("%s: %d new connections, want %d", name, c1-c0, wantNew)
 		}
+		proxy.waitOpen(t, name, wantOpen)
 	}
 	read := func(e engines.Engine) {
 		if _, _, err := e.Read(ctx, pointRead()); err != nil {
 			t.Fatal(err)
 		}
 	}
-	step("first read", 1, read)
-	step("pooled read", 0, read)
-	step("failing read", 0, func(e engines.Engine) {
+	step("first read", 1, 1, read)
+	step("pooled read", 0, 1, read)
+	step("failing read", 0, 0, func(e engines.Engine) {
 		_, _, err := e.Read(ctx, engines.ReadRequest{Verdict: readVerdict(`SELECT t.id / 0 FROM dbeast_pgengine.t AS t`, nil, nil, "t")})
 		if err == nil {
 			t.Fatal("division by zero succeeded")
 		}
 	})
-	step("read after a failure", 1, read) // the failed read's connection was closed
-	step("full SQL", 1, func(e engines.Engine) {
+	step("read after a failure", 1, 1, read)
+	step("full SQL", 1, 1, func(e engines.Engine) {
 		res, err := e.Exec(ctx, "SET application_name = 'changed'", engines.Limits{})
 		if err != nil || res == nil {
 			t.Fatalf("exec: %v", err)
@@ -190,22 +231,29 @@ func TestPoolClosesAfterErrorAndFullSQL(t *testing.T) {
 	})
 	// The pooled connection full SQL did not use is still there, and
 	// carries none of its setting.
-	step("read after full SQL", 0, func(e engines.Engine) {
-		read(e)
+	step("read after full SQL", 0, 1, func(e engines.Engine) {
 		pe := e.(*Engine)
 		rows, err := pe.query(ctx, "SELECT pg_catalog.current_setting('application_name')")
 		if err != nil || len(rows) != 1 || string(rows[0][0]) != "dbeast" {
 			t.Fatalf("application_name = %q, %v", rows, err)
 		}
+		read(e)
 	})
+	step("table write", 0, 0, func(e engines.Engine) {
+		v := writeVerdict(verifier.OpUpdate, `UPDATE dbeast_pgengine.pool_w SET n = 1 WHERE id = 1`, "pool_w", []string{"id", "n"})
+		if _, err := e.Write(ctx, v, engines.Limits{}); err != nil {
+			t.Fatalf("write: %v", err)
+		}
+	})
+	step("read after a write", 1, 1, read)
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	step("cancelled read", 0, func(e engines.Engine) {
+	step("cancelled read", 0, 0, func(e engines.Engine) {
 		if _, _, err := e.Read(cancelled, pointRead()); err == nil {
 			t.Fatal("cancelled read succeeded")
 		}
 	})
-	step("read after a cancel", 1, read)
+	step("read after a cancel", 1, 1, read)
 }
 
 // BenchmarkPointRead is a warm point read: pooled connection, cached
