@@ -99,20 +99,22 @@ func (e *Engine) Describe(ctx context.Context, t verifier.Table) (*engines.Proof
 // Read runs a verified read. The sequence is: prove every table (and what
 // its views read) in a first transaction, or take that first proof from
 // the cache (cache.go); begin REPEATABLE READ READ ONLY; lock tables and
-// views before any snapshot is taken, then materialized views; list the
-// held relation locks, prepare the normalized SQL and list them again
-// (relguard.go); prove again under the snapshot and require the same
-// identities; check pins, column obligations and functions; check the
-// functions the plan calls (funcguard.go); execute the prepared statement
-// with text results; check the relation locks again; refuse if the
-// transaction got an id; roll back.
+// views before any snapshot is taken, then materialized views; prepare the
+// normalized SQL and list the relation locks (relguard.go); prove again
+// under the snapshot and require the same identities; check pins, column
+// obligations and functions; list the locks again and check the functions
+// the plan calls (funcguard.go); execute the prepared statement with text
+// results; list the locks again; refuse if the transaction got an id;
+// roll back and reset the session.
 //
 // Everything from BEGIN to the plan check is one pipeline (one round
 // trip), and execution through ROLLBACK and the session reset another:
 // no step in either needs an earlier step's answer, and the server runs
 // them in order, so the order above is kept exactly. A cached first proof
 // whose identities the re-proof does not reproduce is dropped and the
-// read starts over with a fresh one.
+// read starts over with a fresh one. Once both guards passed for the same
+// SQL, identities, functions and server version, a read skips the lock
+// listings and the EXPLAIN (cache.go).
 func (e *Engine) Read(ctx context.Context, req engines.ReadRequest) (*engines.Result, []engines.Proof, error) {
 	ctx, cancel := opContext(ctx)
 	defer cancel()
@@ -254,6 +256,10 @@ func (e *Engine) readLocked(ctx context.Context, req engines.ReadRequest, ent *p
 	proofs := make([]engines.Proof, 0, len(v.Tables))
 	for i := range ent.first {
 		if ent.first[i].identity != second[i].identity {
+			e.rollback()
+			if err := e.simple(ctx, "DEALLOCATE "+name); err != nil {
+				return nil, nil, mapErr(ctx, err)
+			}
 			return nil, nil, errStale
 		}
 		proofs = append(proofs, second[i].proof())

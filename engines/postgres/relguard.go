@@ -11,9 +11,12 @@ import (
 // lock until the end of the transaction: parse analysis and the rewriter
 // lock each relation the statement names or a view expands to, and the
 // executor locks what a function's own query opens. The transaction's
-// relation locks are listed before the statement is prepared and again
-// after, and before and after it runs; every new one must be a proven
-// relation.
+// relation locks are listed after the statement is prepared (when the
+// transaction held only the proven relations' locks before: every lock
+// must be a proven relation or one of its parts), and before and after it
+// runs (every new lock must be). The verdict is cached with the function
+// guard's per normalized SQL, proven identities, functions and server
+// version (cache.go): a repeated read lists no locks.
 //
 // What it cannot see: a relation already locked before the snapshot was
 // taken (before preparing only the proven relations are; before running,
