@@ -93,6 +93,12 @@ INSERT INTO dbeast_pgengine.ct2 VALUES (1, 'other')`
 			if len(res.Rows) != 1 || res.Rows[0][1] != c.value {
 				t.Fatalf("rows = %v, want name %q", res.Rows, c.value)
 			}
+			// Neither the stale attempt's statement nor the read's own
+			// stays prepared on the connection.
+			rows, err := e.query(ctx, "SELECT pg_catalog.count(*) FROM pg_catalog.pg_prepared_statements WHERE statement LIKE '%dbeast_pgengine%'")
+			if err != nil || len(rows) != 1 || string(rows[0][0]) != "0" {
+				t.Fatalf("read statements left prepared: %q, %v", rows, err)
+			}
 		})
 	}
 	exec(t, `DROP TABLE IF EXISTS dbeast_pgengine.ct_child, dbeast_pgengine.ct_old CASCADE`)
