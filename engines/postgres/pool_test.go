@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/url"
 	"os"
@@ -303,4 +304,49 @@ func testDSNB(b *testing.B) string {
 		b.Fatal(setupErr)
 	}
 	return dsn
+}
+
+// TestConcurrentPooledReads runs reads of the same source from several
+// goroutines at once (the broker allows 4), sharing the pool and the
+// proof cache; run with -race it checks their synchronisation.
+func TestConcurrentPooledReads(t *testing.T) {
+	dsn := withParams(t, testDSN(t), "", map[string]string{"timezone": "UTC", "application_name": "concurrent"})
+	src := engines.Source{Kind: engines.Postgres, DSN: dsn}
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 10; i++ {
+				eng, err := Driver{}.Open(context.Background(), src)
+				if err != nil {
+					errs <- err
+					return
+				}
+				res, _, err := eng.Read(context.Background(), pointRead())
+				eng.Close()
+				if err != nil {
+					errs <- err
+					return
+				}
+				if len(res.Rows) != 1 {
+					errs <- fmt.Errorf("rows = %v", res.Rows)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	p := lookupPool(dsn, false)
+	p.mu.Lock()
+	idle := len(p.idle)
+	p.mu.Unlock()
+	if idle < 1 || idle > poolMaxIdle {
+		t.Errorf("%d idle connections after the reads, want 1..%d", idle, poolMaxIdle)
+	}
 }
