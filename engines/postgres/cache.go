@@ -23,13 +23,21 @@ import (
 // uncached read's re-proof always was; the cache only saves the first
 // proof's round trips.
 //
-// The function guard's verdict (funcguard.go: the plan calls only allowed
-// functions) is cached per normalized SQL, proven identities, verdict
-// functions and server version; a hit skips the EXPLAIN. Those inputs fix
-// the statement, every relation it reads (with its columns, indexes and
-// view rules) and the built-in catalog; a change to any of them is a
-// different key. The relation guard is never cached: its lock listings
-// run on every read.
+// The guards' verdicts (funcguard.go: the plan calls only allowed
+// functions; relguard.go: the statement locks only proven relations and
+// their parts) are cached together per normalized SQL, proven identities,
+// verdict functions and server version, once both passed on one read; a
+// hit skips the three lock listings and the EXPLAIN. Those inputs fix the
+// statement text, every relation it reads (with its columns, indexes and
+// view rules, through the identities, which the re-proof must reproduce
+// before the verdict is used) and the built-in catalog; a change to any
+// of them is a different key. What a hit cannot see is what the guards
+// exist for: a verifier disagreement that appears only after the first
+// read — a name that resolves to another relation or function without any
+// of those inputs changing. With every table schema-qualified and
+// search_path set to pg_catalog and pg_temp, that takes a change to
+// pg_catalog itself, which only a superuser (the trusted administrator)
+// can make.
 
 // Cache bounds, per source.
 const (
