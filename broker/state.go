@@ -36,6 +36,9 @@ type savedSource struct {
 	Path       string       `json:"path,omitempty"`
 	ReadOnly   bool         `json:"read_only"`
 	Generation uint64       `json:"generation"`
+	// Health is the last connection test of this generation; in memory
+	// only, so a restart or a new configuration shows "not tested".
+	Health *SourceHealth `json:"-"`
 }
 
 type savedConnection struct {
