@@ -43,7 +43,7 @@ func TestDocumentLimits(t *testing.T) {
 		return st, id
 	}
 	t.Run("count", func(t *testing.T) {
-		e := newEnv(t, "")
+		e := newEnv(t, "", noWatch)
 		dir := t.TempDir()
 		for i := range 128 {
 			if st, _ := open(e, writeFile(t, dir, fmt.Sprintf("doc%03d", i), 1)); st != http.StatusCreated {
@@ -58,7 +58,7 @@ func TestDocumentLimits(t *testing.T) {
 		}
 	})
 	t.Run("snapshot size", func(t *testing.T) {
-		e := newEnv(t, "")
+		e := newEnv(t, "", noWatch)
 		dir := t.TempDir()
 		if st, _ := open(e, writeFile(t, dir, "over", 4<<20+1)); st != http.StatusBadRequest {
 			t.Fatalf("4 MiB + 1 byte: %d, want 400", st)
@@ -75,7 +75,7 @@ func TestDocumentLimits(t *testing.T) {
 		}
 	})
 	t.Run("all snapshots", func(t *testing.T) {
-		e := newEnv(t, "")
+		e := newEnv(t, "", noWatch)
 		dir := t.TempDir()
 		var ids []string
 		for i, n := range []int{4 << 20, 4 << 20, 4 << 20, 4<<20 - 1} {
@@ -103,7 +103,7 @@ func TestDocumentLimits(t *testing.T) {
 		}
 	})
 	t.Run("refresh past 16 MiB", func(t *testing.T) {
-		e := newEnv(t, "")
+		e := newEnv(t, "", noWatch)
 		dir := t.TempDir()
 		for i, n := range []int{4 << 20, 4 << 20, 4 << 20, 1 << 20} {
 			if st, _ := open(e, writeFile(t, dir, fmt.Sprintf("big%d", i), n)); st != http.StatusCreated {

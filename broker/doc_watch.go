@@ -99,6 +99,7 @@ func (b *Broker) fileChanged(w *docWatcher, path string) {
 		if path != "" && d.path != path {
 			continue
 		}
+		d.events++
 		if t := w.timers[id]; t != nil {
 			t.Reset(docQuiet)
 			continue
@@ -110,10 +111,32 @@ func (b *Broker) fileChanged(w *docWatcher, path string) {
 				delete(w.timers, id)
 			}
 			b.reqs.mu.Unlock()
-			b.RefreshDocument(id)
+			b.resnapshot(id)
 		})
 		w.timers[id] = t
 	}
+}
+
+// resnapshot is RefreshDocument for the watcher: a read during which a
+// new change event arrived may have seen a half-written file, so it is
+// dropped; the new event's own timer snapshots the file once it is quiet
+// again.
+func (b *Broker) resnapshot(id string) {
+	b.reqs.mu.Lock()
+	d := b.reqs.docs.docs[id]
+	if d == nil {
+		b.reqs.mu.Unlock()
+		return
+	}
+	path, seen := d.path, d.events
+	b.reqs.mu.Unlock()
+	data, err := readSnapshot(path)
+	b.reqs.mu.Lock()
+	defer b.reqs.mu.Unlock()
+	if b.reqs.docs.docs[id] != d || d.events != seen {
+		return
+	}
+	b.applySnapshotLocked(d, data, err)
 }
 
 // stopDocWatcher stops following files; Close calls it.

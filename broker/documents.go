@@ -59,6 +59,8 @@ type document struct {
 	sharedWith []string
 	// followed is set while the watcher follows the file's changes.
 	followed bool
+	// events counts the watcher's change events for the file.
+	events uint64
 }
 
 // docStore is the open documents, guarded by reqState.mu.
@@ -67,7 +69,9 @@ type docStore struct {
 	counter int
 	seq     int
 	// watch follows the files; nil until the first document is opened
-	// and after stopDocWatcher (watchClosed then stays set).
+	// and after stopDocWatcher. While watchClosed is set (after
+	// stopDocWatcher, or in tests of the manual refresh) nothing is
+	// watched.
 	watch       *docWatcher
 	watchClosed bool
 }
@@ -224,15 +228,24 @@ func (b *Broker) RefreshDocument(id string) (DocumentInfo, error) {
 	if b.reqs.docs.docs[id] != d {
 		return DocumentInfo{}, ErrNotFound
 	}
-	if err == nil && b.reqs.docs.totalBytes(id)+len(data) > MaxAllDocBytes {
+	err = b.applySnapshotLocked(d, data, err)
+	return d.info(), err
+}
+
+// applySnapshotLocked makes the outcome of reading d's file current: the
+// new text (a new version when it changed), or, when the read failed or
+// the text would pass the total, no snapshot at all. reqs.mu must be
+// held.
+func (b *Broker) applySnapshotLocked(d *document, data []byte, err error) error {
+	if err == nil && b.reqs.docs.totalBytes(d.id)+len(data) > MaxAllDocBytes {
 		err = ErrTooMany
 	}
 	if err != nil {
 		b.markUnavailableLocked(d, problemOf(err))
-		return d.info(), err
+		return err
 	}
 	b.setSnapshotLocked(d, data)
-	return d.info(), nil
+	return nil
 }
 
 // setSnapshotLocked makes data the current snapshot: a new version when

@@ -12,6 +12,14 @@ import (
 	"github.com/dbeast/dbeast/broker/store"
 )
 
+// noWatch stops the broker from following files, for tests of the
+// manual refresh: the watcher would race their writes and refreshes.
+func noWatch(b *Broker) {
+	b.reqs.mu.Lock()
+	defer b.reqs.mu.Unlock()
+	b.reqs.docs.watchClosed = true
+}
+
 // docUntil polls the console's document list until ok holds for the
 // document, failing after 15 s.
 func docUntil(t *testing.T, e *env, id, what string, ok func(DocumentInfo) bool) DocumentInfo {
