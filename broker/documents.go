@@ -179,8 +179,12 @@ func (b *Broker) openDocument(path, alias string, sharedWith []string) (Document
 	for _, d := range s.docs {
 		if d.path == path {
 			if alias != "" && alias != d.alias {
+				prev := d.alias
 				d.alias = alias
-				b.persistDocumentsLocked()
+				if err := b.persistDocumentsLocked(); err != nil {
+					d.alias = prev
+					return DocumentInfo{}, err
+				}
 			}
 			return d.info(), nil
 		}

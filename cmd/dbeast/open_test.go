@@ -80,6 +80,14 @@ func TestOpenCommand(t *testing.T) {
 		t.Fatalf("documents after open: %+v", list)
 	}
 	fileID := list[0].FileID
+	// Opening the same file again gives the same document, renamed.
+	stdout.Reset()
+	if code := openTo([]string{"--console", b.ConsoleURL(), "--console-token-file", tokenFile, "--alias", "Meeting notes", file}, &stdout, &stderr); code != 0 {
+		t.Fatalf("open again: exit %d, stderr %q", code, stderr.String())
+	}
+	if list := b.Documents(); len(list) != 1 || list[0].FileID != fileID || list[0].Alias != "Meeting notes" {
+		t.Fatalf("documents after opening again: %+v", list)
+	}
 
 	// Failures: a wrong token, no broker, no token file, no file.
 	wrong := filepath.Join(t.TempDir(), "wrong")
@@ -148,7 +156,7 @@ func TestOpenCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b2.Close()
-	if list := b2.Documents(); len(list) != 1 || list[0].FileID != fileID || list[0].Alias != "Notes" || !list[0].Available {
+	if list := b2.Documents(); len(list) != 1 || list[0].FileID != fileID || list[0].Alias != "Meeting notes" || !list[0].Available {
 		t.Fatalf("documents after restart: %+v", list)
 	}
 }
