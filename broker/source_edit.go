@@ -175,7 +175,7 @@ func (b *Broker) validateSourceLocked(s savedSource) error {
 
 // withPassword returns dsn with its password replaced: in a PostgreSQL
 // URL the userinfo's password, in a PostgreSQL keyword string a trailing
-// password keyword (the last occurrence of a keyword wins), in a MySQL
+// password keyword replacing any earlier one, in a MySQL
 // DSN the go-sql-driver Config's Passwd. The errors never carry the DSN.
 func withPassword(kind engines.Kind, dsn, password string) (string, error) {
 	switch kind {
@@ -192,8 +192,12 @@ func withPassword(kind engines.Kind, dsn, password string) (string, error) {
 			u.User = url.UserPassword(user, password)
 			return u.String(), nil
 		}
+		rest, err := withoutKeyword(dsn, "password")
+		if err != nil {
+			return "", err
+		}
 		esc := strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(password)
-		return strings.TrimSpace(dsn) + " password='" + esc + "'", nil
+		return strings.TrimSpace(rest + " password='" + esc + "'"), nil
 	case engines.MySQL:
 		cfg, err := mysql.ParseDSN(dsn)
 		if err != nil {
@@ -234,4 +238,66 @@ func (b *Broker) TestSource(ctx context.Context, id string) (SourceHealth, error
 		b.state.Sources[i].Health = &h
 	}
 	return h, nil
+}
+
+// withoutKeyword returns a libpq keyword/value string without the
+// entries of key, the others kept as written. Values are bare (up to
+// white space, backslash escapes) or single-quoted (backslash escapes);
+// a string that does not parse is ErrInvalidSource.
+func withoutKeyword(dsn, key string) (string, error) {
+	var kept []string
+	i := 0
+	for {
+		for i < len(dsn) && isSpace(dsn[i]) {
+			i++
+		}
+		if i == len(dsn) {
+			return strings.Join(kept, " "), nil
+		}
+		start := i
+		for i < len(dsn) && dsn[i] != '=' && !isSpace(dsn[i]) {
+			i++
+		}
+		name := dsn[start:i]
+		for i < len(dsn) && isSpace(dsn[i]) {
+			i++
+		}
+		if name == "" || i == len(dsn) || dsn[i] != '=' {
+			return "", ErrInvalidSource
+		}
+		i++
+		for i < len(dsn) && isSpace(dsn[i]) {
+			i++
+		}
+		if i < len(dsn) && dsn[i] == '\'' {
+			i++
+			for i < len(dsn) && dsn[i] != '\'' {
+				if dsn[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			if i >= len(dsn) {
+				return "", ErrInvalidSource
+			}
+			i++
+		} else {
+			for i < len(dsn) && !isSpace(dsn[i]) {
+				if dsn[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			if i > len(dsn) {
+				return "", ErrInvalidSource
+			}
+		}
+		if name != key {
+			kept = append(kept, dsn[start:i])
+		}
+	}
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
 }

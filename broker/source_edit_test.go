@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dbeast/dbeast/engines"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // editSource sends PATCH /api/sources/{id} and returns the status and the
@@ -242,7 +243,8 @@ func TestWithPassword(t *testing.T) {
 	}{
 		{engines.Postgres, "postgres://u:old@h:5432/db?sslmode=disable", "postgres://u:p%40ss@h:5432/db?sslmode=disable"},
 		{engines.Postgres, "postgresql://h/db", "postgresql://:p%40ss@h/db"},
-		{engines.Postgres, "host=h user=u password=old", `host=h user=u password=old password='p@ss'`},
+		{engines.Postgres, "host=h user=u password=old", `host=h user=u password='p@ss'`},
+		{engines.Postgres, `password = 'o l\'d' host=h  dbname='my db' password=x\ y sslmode=disable`, `host=h dbname='my db' sslmode=disable password='p@ss'`},
 		{engines.MySQL, "u:old@tcp(h:3306)/db", "u:p@ss@tcp(h:3306)/db"},
 	} {
 		got, err := withPassword(c.kind, c.dsn, "p@ss")
@@ -252,6 +254,24 @@ func TestWithPassword(t *testing.T) {
 	}
 	if got, _ := withPassword(engines.Postgres, "host=h", `a'b\c`); got != `host=h password='a\'b\\c'` {
 		t.Errorf("keyword escaping: %q", got)
+	}
+	// The driver reads back exactly the password set.
+	for _, dsn := range []string{"host=h user=u password=old", "postgres://u:old@h/db", `host=h password='a\'b'`} {
+		for _, pw := range []string{`a'b\c d`, "p@ss:/?#", "ünï"} {
+			out, err := withPassword(engines.Postgres, dsn, pw)
+			if err != nil {
+				t.Fatalf("withPassword(%q): %v", dsn, err)
+			}
+			cfg, err := pgconn.ParseConfig(out)
+			if err != nil || cfg.Password != pw {
+				t.Errorf("withPassword(%q, %q): pgx reads %v", dsn, pw, err)
+			}
+		}
+	}
+	for _, bad := range []string{"host", "host=h password='open", "=x", "host=h x"} {
+		if _, err := withPassword(engines.Postgres, bad, "p"); err == nil {
+			t.Errorf("withPassword(%q) did not refuse", bad)
+		}
 	}
 	if _, err := withPassword(engines.SQLite, "", "x"); err == nil {
 		t.Error("sqlite has no password")
