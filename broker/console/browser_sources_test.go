@@ -88,6 +88,16 @@ func TestSourceEditAndDocumentErrorInBrowser(t *testing.T) {
 		if len(docs) != 1 || !docs[0].Available {
 			t.Fatalf("documents: %+v", docs)
 		}
+		// Share it with the agent's connection only, through the page.
+		rowSel := `#doc-list tr[data-file-id="` + docs[0].FileID + `"]`
+		br.do("share with one connection", chromedp.Click(css(rowSel+` button`)), chromedp.WaitVisible(css("#doc-share")),
+			chromedp.Click(css(`#doc-share-conns input[data-conn="all"]`)),
+			chromedp.Click(css(`#doc-share-conns input[data-conn="`+nc.ID+`"]`)),
+			chromedp.Click(css("#doc-share-save")), textIs("#doc-status", "Sharing saved."),
+			textIs(rowSel+` td:nth-child(6)`, "browser-agent"))
+		if d := e.b.Documents()[0]; len(d.SharedWith) != 1 || d.SharedWith[0] != nc.ID {
+			t.Fatalf("shared with %v, want only the agent's connection", d.SharedWith)
+		}
 		os.Remove(path)
 		cell := `#doc-list tr[data-file-id="` + docs[0].FileID + `"] [data-problem]`
 		br.do("error appears", chromedp.WaitVisible(css(cell)), textIs(cell, "Unavailable: the file is gone or cannot be read"))
