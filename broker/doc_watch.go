@@ -139,21 +139,25 @@ func (b *Broker) resnapshot(id string) {
 	b.applySnapshotLocked(d, data, err)
 }
 
-// stopDocWatcher stops following files; Close calls it.
+// stopDocWatcher stops following files; Close calls it. The watcher is
+// closed outside reqs.mu: closing waits for its reader, which may be
+// waiting to hand an event to watchLoop, which may wait for reqs.mu.
 func (b *Broker) stopDocWatcher() {
 	b.reqs.mu.Lock()
-	defer b.reqs.mu.Unlock()
 	s := b.reqs.docs
 	s.watchClosed = true
-	if s.watch == nil {
-		return
-	}
-	for _, t := range s.watch.timers {
-		t.Stop()
-	}
-	s.watch.fw.Close()
+	w := s.watch
 	s.watch = nil
-	for _, d := range s.docs {
-		d.followed = false
+	if w != nil {
+		for _, t := range w.timers {
+			t.Stop()
+		}
+		for _, d := range s.docs {
+			d.followed = false
+		}
+	}
+	b.reqs.mu.Unlock()
+	if w != nil {
+		w.fw.Close()
 	}
 }
