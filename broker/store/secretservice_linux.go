@@ -19,9 +19,12 @@ const (
 	ssService    = "org.freedesktop.Secret.Service"
 	ssCollection = "org.freedesktop.Secret.Collection"
 	ssItem       = "org.freedesktop.Secret.Item"
-	// ssCallTimeout bounds every call, so a hung service cannot hang the
-	// broker's start or a save.
-	ssCallTimeout = 5 * time.Second
+	// ssProbeTimeout bounds each call that finds the service and its
+	// collection, so a hung service cannot hang the broker's start.
+	ssProbeTimeout = 5 * time.Second
+	// ssDataTimeout bounds a load, save or delete: the service may
+	// re-encrypt and rewrite its whole keyring file on each change.
+	ssDataTimeout = 30 * time.Second
 )
 
 // ErrSecretService reports that the Secret Service cannot be used: no
@@ -136,7 +139,11 @@ func (s *SecretService) unlock(path dbus.ObjectPath) error {
 }
 
 func (s *SecretService) call(obj dbus.BusObject, method string, args ...any) *dbus.Call {
-	ctx, cancel := context.WithTimeout(context.Background(), ssCallTimeout)
+	return s.callWithin(ssProbeTimeout, obj, method, args...)
+}
+
+func (s *SecretService) callWithin(d time.Duration, obj dbus.BusObject, method string, args ...any) *dbus.Call {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	return obj.CallWithContext(ctx, method, 0, args...)
 }
@@ -164,7 +171,7 @@ func (s *SecretService) Load() ([]byte, error) {
 		return nil, err
 	}
 	var sec ssSecret
-	if err := s.call(s.conn.Object(ssName, items[0]), ssItem+".GetSecret", s.session).Store(&sec); err != nil {
+	if err := s.callWithin(ssDataTimeout, s.conn.Object(ssName, items[0]), ssItem+".GetSecret", s.session).Store(&sec); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSecretService, err)
 	}
 	return sec.Value, nil
@@ -181,7 +188,7 @@ func (s *SecretService) Save(data []byte) error {
 	}
 	sec := ssSecret{Session: s.session, Parameters: []byte{}, Value: data, ContentType: "application/json"}
 	var item, prompt dbus.ObjectPath
-	if err := s.call(s.conn.Object(ssName, s.collection), ssCollection+".CreateItem", props, sec, true).Store(&item, &prompt); err != nil {
+	if err := s.callWithin(ssDataTimeout, s.conn.Object(ssName, s.collection), ssCollection+".CreateItem", props, sec, true).Store(&item, &prompt); err != nil {
 		return fmt.Errorf("%w: %w", ErrSecretService, err)
 	}
 	if prompt != "/" {
@@ -200,7 +207,7 @@ func (s *SecretService) Delete() error {
 	}
 	for _, it := range items {
 		var prompt dbus.ObjectPath
-		if err := s.call(s.conn.Object(ssName, it), ssItem+".Delete").Store(&prompt); err != nil {
+		if err := s.callWithin(ssDataTimeout, s.conn.Object(ssName, it), ssItem+".Delete").Store(&prompt); err != nil {
 			return fmt.Errorf("%w: %w", ErrSecretService, err)
 		}
 		if prompt != "/" {

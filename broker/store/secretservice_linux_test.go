@@ -47,7 +47,7 @@ func TestSecretService(t *testing.T) {
 		t.Fatal("a state file exists: Default must keep the file")
 	}
 
-	for _, blob := range [][]byte{[]byte(`{"secret":"pa55"}`), bytes.Repeat([]byte("x"), 1<<20)} {
+	for _, blob := range [][]byte{[]byte(`{"secret":"pa55"}`), bytes.Repeat([]byte("x"), 64<<10)} {
 		if err := ss.Save(blob); err != nil {
 			t.Fatalf("Save: %v", err)
 		}
