@@ -10,6 +10,7 @@ import (
 // be held; it takes Broker.mu, as the lock order allows. On error the
 // saved list is unchanged and the caller rolls back its own change.
 func (b *Broker) persistDocumentsLocked() error {
+	b.pruneDocSharesLocked()
 	list := make([]*savedDocument, 0, len(b.reqs.docs.docs))
 	for _, d := range b.sortedDocumentsLocked() {
 		list = append(list, &savedDocument{ID: d.id, Alias: d.alias, Path: d.path, SharedWith: slices.Clone(d.sharedWith)})

@@ -125,3 +125,18 @@ func (b *Broker) catalogDocumentsLocked(connID string) []CatalogDocument {
 // msgDocumentUnavailable answers a read of a document whose file has no
 // current snapshot.
 const msgDocumentUnavailable = "the document has no current snapshot: its file is gone, unreadable, not text or too large"
+
+// pruneDocSharesLocked drops revoked connections from the documents'
+// sharing lists, so that the console never lists a connection that no
+// longer exists (its id can never authenticate again, so this is
+// housekeeping, not access control). reqs.mu must be held; it takes
+// Broker.mu.
+func (b *Broker) pruneDocSharesLocked() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, d := range b.reqs.docs.docs {
+		d.sharedWith = slices.DeleteFunc(d.sharedWith, func(c string) bool {
+			return c != AllConnections && !b.connectionExistsLocked(c)
+		})
+	}
+}

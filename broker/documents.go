@@ -322,6 +322,7 @@ func (b *Broker) revokeDocumentLocked(id string) {
 func (b *Broker) Documents() []DocumentInfo {
 	b.reqs.mu.Lock()
 	defer b.reqs.mu.Unlock()
+	b.pruneDocSharesLocked()
 	return b.documentsLocked()
 }
 

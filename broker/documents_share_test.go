@@ -127,4 +127,15 @@ func TestDocumentSharedPerConnection(t *testing.T) {
 	if d := e.b.Documents()[0]; len(d.SharedWith) != 0 {
 		t.Fatalf("refused edits changed the sharing: %v", d.SharedWith)
 	}
+
+	// A revoked connection leaves the document's sharing list.
+	if st := e.shareDoc(id, bAgent.connID, AllConnections); st != http.StatusOK {
+		t.Fatalf("share: %d", st)
+	}
+	if st := e.console("DELETE", "/api/connections/"+bAgent.connID, nil, nil); st != http.StatusOK {
+		t.Fatalf("revoke connection: %d", st)
+	}
+	if d := e.b.Documents()[0]; len(d.SharedWith) != 1 || d.SharedWith[0] != AllConnections {
+		t.Fatalf("after revoking B: shared with %v", d.SharedWith)
+	}
 }
