@@ -100,6 +100,7 @@ func New(cfg Config) (*Broker, error) {
 		reqs:         newReqState(),
 	}
 	b.installRequestHooks()
+	b.restoreDocuments()
 	b.mcp = b.newMCPServer()
 	return b, nil
 }
@@ -271,6 +272,7 @@ func (b *Broker) Close() error {
 	console := b.consoleSrv
 	b.srvMu.Unlock()
 	err := b.StopServer()
+	b.stopDocWatcher()
 	if console != nil {
 		console.Close()
 	}

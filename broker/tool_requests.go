@@ -398,9 +398,12 @@ func (b *Broker) toolReadOpenFile(ctx context.Context, c Call, in readOpenFileIn
 	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint("read_open_file", in), func(s *Session) (*request, *ToolError) {
 		b.reqs.mu.Lock()
 		defer b.reqs.mu.Unlock()
-		d := b.reqs.docs.docs[string(in.FileID)]
+		d := b.documentForLocked(s.ConnectionID, string(in.FileID))
 		if d == nil {
 			return nil, toolErr(CodeResourceUnavailable)
+		}
+		if d.problem != "" {
+			return nil, toolErrMsg(CodeResourceUnavailable, msgDocumentUnavailable)
 		}
 		if d.version != uint64(in.Version) {
 			return nil, toolErrMsg(CodeResourceUnavailable, msgDocumentVersion)

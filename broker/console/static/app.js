@@ -1166,14 +1166,15 @@
         el("td", { text: s.kind }),
         el("td", { text: s.read_only ? "yes" : "no" }),
         el("td", {}, [el("code", { text: s.source_id })]),
-        el("td", {}, [confirmClick(el("button", { type: "button", cls: "danger", text: "Remove" }), "Confirm remove", async function () {
+        healthCell(s),
+        el("td", {}, sourceButtons(s).concat([confirmClick(el("button", { type: "button", cls: "danger", text: "Remove" }), "Confirm remove", async function () {
           const r = await api("DELETE", "/api/sources/" + encodeURIComponent(s.source_id));
           status("src-status", r.status === 200 ? "Removed." : errorText(r, "Removing failed"), r.status !== 200);
           loadSources();
-        })]),
+        })])),
       ]));
     }
-    if (!sources.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: "No source yet.", attrs: { colspan: "5" } })]));
+    if (!sources.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: "No source yet.", attrs: { colspan: "6" } })]));
     loadDocuments();
   }
 
@@ -1201,14 +1202,18 @@
     clear(body);
     if (r.status !== 200 || !r.body || !Array.isArray(r.body.documents)) return;
     for (const d of r.body.documents) {
-      body.appendChild(el("tr", {}, [
+      body.appendChild(el("tr", { attrs: { "data-file-id": d.file_id } }, [
         el("td", {}, [dataSpan(d.alias)]),
         el("td", { text: d.kind }),
         el("td", { text: String(d.version) }),
         el("td", { text: String(d.bytes) }),
+        docStatusCell(d),
+        docSharedCell(d),
         el("td", {}, [
+          el("button", { type: "button", text: "Sharing", onclick: function () { editDocSharing(d); } }),
           el("button", { type: "button", text: "Refresh", onclick: async function () {
-            await api("PUT", "/api/documents/" + encodeURIComponent(d.file_id) + "/refresh");
+            const rr = await api("PUT", "/api/documents/" + encodeURIComponent(d.file_id) + "/refresh");
+            if (rr.status !== 200) status("doc-status", errorText(rr, "Refreshing failed"), true);
             loadDocuments();
           } }),
           confirmClick(el("button", { type: "button", cls: "danger", text: "Close" }), "Confirm close", async function () {
@@ -1219,7 +1224,7 @@
         ]),
       ]));
     }
-    if (!r.body.documents.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: "No open document.", attrs: { colspan: "5" } })]));
+    if (!r.body.documents.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: "No open document.", attrs: { colspan: "7" } })]));
   }
 
   $("doc-open").addEventListener("click", async function () {
@@ -1230,6 +1235,125 @@
       status("doc-status", "Opened.");
     } else {
       status("doc-status", errorText(r, "Opening the document failed"), true);
+    }
+    loadDocuments();
+  });
+
+  // ---- source edit, health and document sharing -------------------------
+  // The health cell: the last connection test of the source's current
+  // configuration, with the engine's static reason when it failed.
+  function healthCell(s) {
+    const h = s.health;
+    if (!h) return el("td", { cls: "muted health", text: "not tested", attrs: { "data-health": "none" } });
+    if (h.ok) return el("td", { cls: "health", text: "connected · " + timeOf(h.tested_at), attrs: { "data-health": "ok" } });
+    return el("td", { cls: "health status bad", attrs: { "data-health": h.code || "failed" } },
+      [document.createTextNode((h.code || "failed") + ": " + visibleText(h.reason || "") + " · " + timeOf(h.tested_at))]);
+  }
+
+  function sourceButtons(s) {
+    return [
+      el("button", { type: "button", text: "Test connection", attrs: { "data-action": "test-source" }, onclick: async function (ev) {
+        ev.target.disabled = true;
+        status("src-status", "Testing " + s.alias + "…");
+        const r = await api("POST", "/api/sources/" + encodeURIComponent(s.source_id) + "/test");
+        if (r.status === 200 && r.body) status("src-status", r.body.ok ? "Connection works." : "Connection failed: " + visibleText(r.body.reason || r.body.code || ""), !r.body.ok);
+        else status("src-status", errorText(r, "Testing failed"), true);
+        loadSources();
+      } }),
+      el("button", { type: "button", text: "Edit", attrs: { "data-action": "edit-source" }, onclick: function () { editSource(s); } }),
+    ];
+  }
+
+  let editing = null; // the source being edited
+  function editSource(s) {
+    editing = s;
+    $("src-edit-name").textContent = visibleText(s.alias);
+    $("src-edit-alias").value = s.alias;
+    $("src-edit-location").value = "";
+    $("src-edit-location").placeholder = s.kind === "sqlite" ? "new file path" : "new DSN";
+    $("src-edit-password").value = "";
+    $("src-edit-password").hidden = s.kind === "sqlite";
+    $("src-edit-readonly").checked = !!s.read_only;
+    status("src-edit-status", "");
+    $("src-edit").hidden = false;
+    $("src-edit-alias").focus();
+  }
+
+  $("src-edit-cancel").addEventListener("click", function () { editing = null; $("src-edit").hidden = true; });
+  $("src-edit").addEventListener("submit", async function (ev) {
+    ev.preventDefault();
+    if (!editing) return;
+    const s = editing;
+    const body = {};
+    const alias = $("src-edit-alias").value.trim();
+    if (alias && alias !== s.alias) body.alias = alias;
+    const loc = $("src-edit-location").value.trim();
+    if (loc) { if (s.kind === "sqlite") body.path = loc; else body.dsn = loc; }
+    const pw = $("src-edit-password").value;
+    if (pw && s.kind !== "sqlite") body.password = pw;
+    if ($("src-edit-readonly").checked !== !!s.read_only) body.read_only = $("src-edit-readonly").checked;
+    if (!Object.keys(body).length) { status("src-edit-status", "Nothing changed.", true); return; }
+    const r = await api("PATCH", "/api/sources/" + encodeURIComponent(s.source_id), body);
+    if (r.status === 200 && r.body) {
+      $("src-edit-location").value = "";
+      $("src-edit-password").value = "";
+      $("src-edit").hidden = true;
+      editing = null;
+      status("src-status", r.body.generation !== s.generation
+        ? "Saved: a new configuration. Grants and requests on this source were revoked."
+        : "Saved: renamed; grants and requests stay.");
+    } else {
+      status("src-edit-status", errorText(r, "Saving failed"), true);
+    }
+    loadSources();
+  });
+
+  // A document's status: its snapshot, or why it has none (the file is
+  // gone, unreadable, too large, past the total). Never a stale snapshot.
+  function docStatusCell(d) {
+    if (d.available === false) {
+      return el("td", { cls: "status bad doc-problem", attrs: { "data-problem": "1" } },
+        [document.createTextNode("Unavailable: " + visibleText(d.problem || "no current snapshot"))]);
+    }
+    return el("td", { cls: "muted", text: d.followed === false ? "snapshot (changes not followed; use Refresh)" : "snapshot, following changes" });
+  }
+
+  function docSharedCell(d) {
+    const list = Array.isArray(d.shared_with) ? d.shared_with : [];
+    if (!list.length) return el("td", { cls: "muted", text: "nobody" });
+    return el("td", {}, [dataSpan(list.map(function (id) { return id === "all" ? "All agents" : connLabel(id); }).join(", "))]);
+  }
+
+  let sharingDoc = null;
+  async function editDocSharing(d) {
+    await loadLists();
+    sharingDoc = d;
+    $("doc-share-name").textContent = visibleText(d.alias);
+    const box = $("doc-share-conns");
+    clear(box);
+    const current = Array.isArray(d.shared_with) ? d.shared_with : [];
+    const items = [{ id: "all", label: "All agents" }].concat(connections.map(function (c) { return { id: c.connection_id, label: c.label }; }));
+    for (const it of items) {
+      const cb = el("input", { type: "checkbox", attrs: { "data-conn": it.id } });
+      cb.checked = current.indexOf(it.id) >= 0;
+      box.appendChild(el("label", {}, [cb, document.createTextNode(" "), dataSpan(it.label)]));
+    }
+    status("doc-share-status", "");
+    $("doc-share").hidden = false;
+  }
+
+  $("doc-share-cancel").addEventListener("click", function () { sharingDoc = null; $("doc-share").hidden = true; });
+  $("doc-share").addEventListener("submit", async function (ev) {
+    ev.preventDefault();
+    if (!sharingDoc) return;
+    const ids = [...$("doc-share-conns").querySelectorAll("input[data-conn]")].filter(function (c) { return c.checked; }).map(function (c) { return c.dataset.conn; });
+    const r = await api("PUT", "/api/documents/" + encodeURIComponent(sharingDoc.file_id) + "/sharing", { shared_with: ids });
+    if (r.status === 200) {
+      sharingDoc = null;
+      $("doc-share").hidden = true;
+      status("doc-status", "Sharing saved.");
+    } else {
+      status("doc-share-status", errorText(r, "Saving the sharing failed"), true);
     }
     loadDocuments();
   });
@@ -1341,7 +1465,7 @@
     setInterval(function () {
       pollPending();
       ticks++;
-      if (ticks % 3 === 0 && (route === "sessions" || route === "activity")) refreshPage();
+      if (ticks % 3 === 0 && (route === "sessions" || route === "activity" || route === "sources")) refreshPage();
     }, POLL_MS);
   }
   start();
