@@ -155,6 +155,9 @@ func (e *Engine) Read(ctx context.Context, req engines.ReadRequest) (*engines.Re
 	// The function guard (funcguard.go): the server's plan may call only
 	// the verdict's functions and those of the proven views. Planning is
 	// inside the lock window the check below covers.
+	if err := e.checkCatalog(ctx); err != nil { // catalogguard.go, before anything plans the statement
+		return nil, nil, err
+	}
 	allowed, err := e.allowedCalls(ctx, v.Functions, lp2.funcs)
 	if err != nil {
 		return nil, nil, err

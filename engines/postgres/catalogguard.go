@@ -1,0 +1,94 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/dbeast/dbeast/engines"
+)
+
+// The catalog guard refuses every verified read on a database where an
+// object created after initdb changes what built-in syntax does on
+// built-in types. Such an object runs its function while the server
+// plans or executes the read, yet the plan prints it as the built-in
+// syntax it hijacks, so the function guard (funcguard.go) cannot see it:
+//
+//   - a cast (pg_cast) whose source and target are both built-in types:
+//     lower(5) or CAST(5 AS text) then calls its function, and an
+//     IMMUTABLE one is folded at plan time, during the function guard's
+//     own EXPLAIN. A cast from or to a type that is not built in (citext,
+//     hstore, PostGIS install such casts) never applies: a verified read
+//     has no value of such a type (column types are proven built-in, the
+//     verifier casts only to built-in types, and every function and
+//     operator it may call is built in).
+//   - an operator (pg_operator) in pg_catalog: t.s + t.s resolves to it.
+//     An operator in any other schema cannot be reached by the printed
+//     SQL: the engine's search_path is pg_catalog, pg_temp, PostgreSQL
+//     never searches pg_temp for operators, and the verifier refuses
+//     OPERATOR(schema.op). (Extensions such as pg_trgm define operators on
+//     text in their own schema; they stay readable.)
+//   - a default btree or hash operator class (pg_opclass) for a built-in
+//     type: ORDER BY, DISTINCT, GROUP BY, UNION, window partitions and
+//     hashing look up the type's default btree and hash classes, in any
+//     schema. Default classes of other access methods (btree_gist's) are
+//     only used to build indexes, and the proof refuses indexes that
+//     depend on anything not built in.
+//   - an operator or support function (pg_amop, pg_amproc) added to a
+//     built-in operator family (a RANGE frame calls the family's in_range
+//     function), or to any btree or hash family on built-in types (merge
+//     joins and sorts may pick any btree family holding the built-in
+//     equality operator).
+//
+// The query runs in the reading transaction before the function guard
+// plans the statement. Its comparisons are oid against an oid literal, so
+// only the built-in oid operators (which no user object can shadow: a
+// second operator of the same name and types in pg_catalog is refused by
+// a unique index) decide it. It runs in a savepoint that is rolled back,
+// releasing its catalog locks, so the relation guard (relguard.go) keeps
+// seeing only the statement's own. One round trip, simple protocol.
+//
+// What it cannot see: an object created after it ran and before the plan
+// (catalog lookups use the latest catalog state, not the read's
+// snapshot), and a superuser's direct edits of the built-in rows
+// themselves; the administrator is trusted not to do either on purpose.
+
+// catalogQuery answers one boolean: is any such object present. 11 is
+// pg_catalog's namespace, 403 and 405 are the btree and hash access
+// methods; 16384 is FirstNormalObjectId.
+const catalogQuery = `SAVEPOINT dbeast_catalog_check;
+SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_cast c WHERE c.oid >= '16384'::pg_catalog.oid
+    AND c.castsource < '16384'::pg_catalog.oid AND c.casttarget < '16384'::pg_catalog.oid)
+  OR EXISTS (SELECT 1 FROM pg_catalog.pg_operator o WHERE o.oid >= '16384'::pg_catalog.oid
+    AND o.oprnamespace = '11'::pg_catalog.oid)
+  OR EXISTS (SELECT 1 FROM pg_catalog.pg_opclass c WHERE c.oid >= '16384'::pg_catalog.oid AND c.opcdefault
+    AND c.opcintype < '16384'::pg_catalog.oid
+    AND (c.opcmethod = '403'::pg_catalog.oid OR c.opcmethod = '405'::pg_catalog.oid))
+  OR EXISTS (SELECT 1 FROM pg_catalog.pg_amop a WHERE a.oid >= '16384'::pg_catalog.oid
+    AND (a.amopfamily < '16384'::pg_catalog.oid
+      OR ((a.amopmethod = '403'::pg_catalog.oid OR a.amopmethod = '405'::pg_catalog.oid)
+        AND a.amoplefttype < '16384'::pg_catalog.oid AND a.amoprighttype < '16384'::pg_catalog.oid)))
+  OR EXISTS (SELECT 1 FROM pg_catalog.pg_amproc p JOIN pg_catalog.pg_opfamily f ON f.oid = p.amprocfamily
+    WHERE p.oid >= '16384'::pg_catalog.oid
+    AND (p.amprocfamily < '16384'::pg_catalog.oid
+      OR ((f.opfmethod = '403'::pg_catalog.oid OR f.opfmethod = '405'::pg_catalog.oid)
+        AND p.amproclefttype < '16384'::pg_catalog.oid AND p.amprocrighttype < '16384'::pg_catalog.oid)));
+ROLLBACK TO SAVEPOINT dbeast_catalog_check;
+RELEASE SAVEPOINT dbeast_catalog_check`
+
+// checkCatalog refuses when the database has an object that changes what
+// built-in types or operators do.
+func (e *Engine) checkCatalog(ctx context.Context) error {
+	results, err := e.pg.Exec(ctx, catalogQuery).ReadAll()
+	if err != nil {
+		return mapErr(ctx, err)
+	}
+	if len(results) != 4 || len(results[1].Rows) != 1 || len(results[1].Rows[0]) != 1 {
+		return engines.NewError(engines.CodeFailed, engines.ReasonExecution, nil)
+	}
+	switch string(results[1].Rows[0][0]) {
+	case "f":
+		return nil
+	case "t":
+		return ineligible(ReasonCatalogTampered)
+	}
+	return engines.NewError(engines.CodeFailed, engines.ReasonExecution, nil)
+}
