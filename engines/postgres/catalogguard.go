@@ -46,6 +46,11 @@ import (
 // releasing its catalog locks, so the relation guard (relguard.go) keeps
 // seeing only the statement's own. One round trip, simple protocol.
 //
+// The same round trip sets the read's bound on temporary files
+// (tempFileLimit), which must follow the table locks: a SELECT takes the
+// REPEATABLE READ snapshot, so it cannot join the SET LOCAL statements
+// that begin the transaction.
+//
 // What it cannot see: an object created after it ran and before the plan
 // (catalog lookups use the latest catalog state, not the read's
 // snapshot), and a superuser's direct edits of the built-in rows
@@ -72,16 +77,29 @@ SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_cast c WHERE c.oid >= '16384'::pg_cat
       OR ((f.opfmethod = '403'::pg_catalog.oid OR f.opfmethod = '405'::pg_catalog.oid)
         AND p.amproclefttype < '16384'::pg_catalog.oid AND p.amprocrighttype < '16384'::pg_catalog.oid)));
 ROLLBACK TO SAVEPOINT dbeast_catalog_check;
-RELEASE SAVEPOINT dbeast_catalog_check`
+RELEASE SAVEPOINT dbeast_catalog_check;
+` + tempFileLimit
+
+// tempFileLimit bounds the temporary files one verified read may write
+// (sorts, hashes and window buffers that spill): 256 MB. A running
+// string_agg … OVER (ORDER BY …) over 300 rows of 10 KB writes 450 MB.
+// temp_file_limit is a superuser setting: as SET LOCAL it would fail the
+// transaction of any other account, so it is set only for a superuser;
+// for any other account the server's own temp_file_limit applies, which
+// the administrator sets (postgresql.conf, or ALTER ROLE … SET
+// temp_file_limit). set_config(…, true) lasts until the transaction ends.
+const tempFileLimit = `SELECT pg_catalog.set_config('temp_file_limit', '256MB', true)
+WHERE pg_catalog.current_setting('is_superuser') = 'on'`
 
 // checkCatalog refuses when the database has an object that changes what
-// built-in types or operators do.
+// built-in types or operators do, and sets the read's temporary file
+// limit.
 func (e *Engine) checkCatalog(ctx context.Context) error {
 	results, err := e.pg.Exec(ctx, catalogQuery).ReadAll()
 	if err != nil {
 		return mapErr(ctx, err)
 	}
-	if len(results) != 4 || len(results[1].Rows) != 1 || len(results[1].Rows[0]) != 1 {
+	if len(results) != 5 || len(results[1].Rows) != 1 || len(results[1].Rows[0]) != 1 {
 		return engines.NewError(engines.CodeFailed, engines.ReasonExecution, nil)
 	}
 	switch string(results[1].Rows[0][0]) {

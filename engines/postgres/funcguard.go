@@ -104,8 +104,9 @@ var typmodWords = map[string]bool{
 // cast operator and, for multi-word types, the words before it.
 var reTypmodContext = regexp.MustCompile(`::(?:character |bit |interval (?:(?:day|hour|minute) to )?)?$`)
 
-// reTypmodArgs matches a type modifier list after "(".
-var reTypmodArgs = regexp.MustCompile(`^\d+(?:,\d+)?\)`)
+// reTypmodArgs matches a type modifier list after "(": numeric's scale
+// may be negative (numeric(5,-2) rounds to hundreds).
+var reTypmodArgs = regexp.MustCompile(`^\d+(?:,-?\d+)?\)`)
 
 // explainPrefix prints the plan of a prepared statement; it plans it and
 // never executes it (no ANALYZE).

@@ -156,6 +156,11 @@ func TestExprCallsAllowedAnalytics(t *testing.T) {
 		{`(j ->> 'a'::text)`, true},
 		{`(name)::character varying(3)`, true},
 		{`((id + 1))::numeric(10,2)`, true},
+		{`'0'::numeric(5,-2)`, true},
+		{`(n)::numeric(5,-2)`, true},
+		{`numeric(5,-2)`, false},
+		{`(n)::numeric(-5,2)`, false},
+		{`(n)::numeric(5,--2)`, false},
 		{`'2020-04-01 00:00:00'::timestamp without time zone`, true},
 		{`(name)::"char"`, true},
 		{`(name)::public.mood`, false},
@@ -213,6 +218,9 @@ func TestFunctionGuardAnalytics(t *testing.T) {
 		{"ordered-set and grouping", `SELECT t.name, GROUPING(t.name), string_agg(t.name, ',' ORDER BY t.name), percentile_cont(0.5) WITHIN GROUP (ORDER BY t.amount) FROM dbeast_pgengine.t AS t GROUP BY ROLLUP (t.name)`,
 			[]string{"percentile_cont", "string_agg"}, true},
 		{"casts to built-ins", `SELECT t.id::numeric(10,2), t.name::varchar(3), CAST(t.amount AS integer), date '2020-01-01' + interval '3' month FROM dbeast_pgengine.t AS t`, nil, true},
+		// As the verifier prints them; numeric's negative scale once
+		// read as a call numeric(…).
+		{"typmod casts", `SELECT '1'::numeric(5, -2), t.id::numeric(5,-2), 'x'::char(3) || '|', 'abcdef'::varchar(3), '1.123456789'::real, '2020-01-01 10:00:00.6'::timestamp(0), t.name::char(3)::varchar(2) FROM dbeast_pgengine.t AS t`, nil, true},
 		{"planted: cast to a domain", `SELECT t.id::dbeast_pgengine.positive FROM dbeast_pgengine.t AS t WHERE false`, nil, false},
 		{"planted: cast to regclass", `SELECT 'dbeast_pgengine.t'::regclass FROM dbeast_pgengine.t AS t`, nil, false},
 		{"planted: unlisted window function", `SELECT rank() OVER (ORDER BY t.id) FROM dbeast_pgengine.t AS t`, []string{"row_number"}, false},
