@@ -146,21 +146,35 @@ var dateTimeTypes = map[string]bool{
 	"date": true, "time": true, "timetz": true, "timestamp": true, "timestamptz": true,
 }
 
+// typedDateTime reports whether n is known to be of a date/time or
+// interval type: a dateTimeSource other than a bare constant (whose type
+// the context decides).
+func typedDateTime(n *pg_query.Node) bool {
+	return n.GetAConst() == nil && dateTimeSource(n)
+}
+
 // dateTimeSource reports whether the operand of a cast to a date/time
 // type is one the verifier knows parses no zone from the data: a
 // constant, or an expression whose type is already a date/time type (a
-// cast to one, CURRENT_DATE and its kin, now(), make_date, date_trunc). A
-// column is refused: the verifier cannot tell a timestamp column from a
-// text one.
+// cast to one, CURRENT_DATE and its kin, now(), make_date, date_trunc)
+// or an interval, or + or - with such an operand (PostgreSQL's + and -
+// with a date, time, timestamp or interval operand give one of those or
+// an integer, never text). A column is refused: the verifier cannot tell
+// a timestamp column from a text one.
 func dateTimeSource(n *pg_query.Node) bool {
 	switch v := n.Node.(type) {
 	case *pg_query.Node_AConst:
 		return true
 	case *pg_query.Node_TypeCast:
 		base, ok := castType(v.TypeCast.TypeName)
-		return ok && dateTimeTypes[base]
+		return ok && (dateTimeTypes[base] || base == "interval")
 	case *pg_query.Node_SqlvalueFunction:
 		return true
+	case *pg_query.Node_AExpr:
+		a := v.AExpr
+		op, ok := opName(a.Name)
+		return ok && a.Kind == pg_query.A_Expr_Kind_AEXPR_OP && (op == "+" || op == "-") && a.Lexpr != nil && a.Rexpr != nil &&
+			(typedDateTime(a.Lexpr) || typedDateTime(a.Rexpr))
 	case *pg_query.Node_FuncCall:
 		fn := v.FuncCall.Funcname
 		if len(fn) == 2 && fn[0].GetString_().GetSval() != "pg_catalog" || len(fn) > 2 {
