@@ -3,7 +3,7 @@ GO ?= go
 BIN := bin/dbeast
 TEST_TIMEOUT ?= 20m
 
-.PHONY: help build demo test vet fmt bench fuzz conformance matrix chromium tray
+.PHONY: help build demo test race vet fmt bench load fuzz conformance matrix chromium tray
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -17,12 +17,27 @@ demo: build ## run the broker on the embedded SQLite shop database
 test: vet ## run every test that can run here (live servers via DBEAST_TEST_*_DSN)
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 
+race: ## run every test under the race detector (same DSNs as make test)
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
+
 vet: ## gofmt check and go vet
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-bench: ## run the benchmarks
+bench: ## run the Go benchmarks, then the loopback load program (make load)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(MAKE) load
+
+DBHUB_DIR := cmd/dbeast-bench/dbhub
+LOAD_ARGS ?=
+
+load: build ## DIRECT vs dbeast vs DBHub per engine and workload, then 16 agents for 60 s (LOAD_ARGS, e.g. -duration 10s)
+	@if [ -x $(DBHUB_DIR)/node_modules/.bin/dbhub ]; then :; elif command -v npm >/dev/null; then \
+	  (cd $(DBHUB_DIR) && npm ci --silent --no-audit --no-fund >/dev/null 2>&1) || echo "load: DBHub (pinned in $(DBHUB_DIR)/package-lock.json) could not be installed; measuring without it"; \
+	else echo "load: npm not found; measuring without DBHub"; fi
+	$(GO) build -o bin/dbeast-bench ./cmd/dbeast-bench
+	dbhub=""; [ -x $(DBHUB_DIR)/node_modules/.bin/dbhub ] && dbhub=$(DBHUB_DIR)/node_modules/.bin/dbhub; \
+	./bin/dbeast-bench -dbeast ./$(BIN) -dbhub "$$dbhub" $(LOAD_ARGS)
 
 fuzz: ## run every fuzz target for FUZZTIME (default 20000x; a count, see docs/conformance.md)
 	@for p in ./verifier/postgres ./verifier/mysql ./verifier/sqlite ./fuzz; do \

@@ -10,9 +10,11 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"runtime/debug"
 	"sync"
 	"time"
 
+	"github.com/dbeast/dbeast/broker/internal/httpguard"
 	"github.com/dbeast/dbeast/broker/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -24,8 +26,7 @@ type Broker struct {
 	log      *slog.Logger
 	store    store.Store
 	activity *Activity
-	limits   *limiters
-	inflight chan struct{}
+	limits   *httpguard.Limits
 	mcp      *mcp.Server
 	// reqs holds requests, grants, idempotency keys, slots and documents.
 	reqs *reqState
@@ -93,9 +94,8 @@ func New(cfg Config) (*Broker, error) {
 	}
 	b := &Broker{
 		cfg: cfg, log: log, store: st, activity: &Activity{},
-		limits:   newLimiters(cfg.now),
-		inflight: make(chan struct{}, MaxInFlight),
-		state:    state, sessions: map[string]*Session{}, begins: map[string][]time.Time{},
+		limits: newLimits(cfg.now),
+		state:  state, sessions: map[string]*Session{}, begins: map[string][]time.Time{},
 		consoleToken: newToken(consoleTokenPrefix),
 		reqs:         newReqState(),
 	}
@@ -131,7 +131,7 @@ func (b *Broker) Start() error {
 		return fmt.Errorf("broker: console listener: %w", err)
 	}
 	b.consoleAddr = ln.Addr().String()
-	b.consoleSrv = newHTTPServer(b.consoleHandler())
+	b.consoleSrv = b.newHTTPServer("console", b.consoleHandler())
 	go b.consoleSrv.Serve(ln)
 	if err := b.startMCPLocked(); err != nil {
 		b.consoleSrv.Close()
@@ -142,20 +142,46 @@ func (b *Broker) Start() error {
 	return nil
 }
 
-func newHTTPServer(h http.Handler) *http.Server {
+// newHTTPServer is one listener's server: timeouts, a header cap, its
+// errors to the broker's log and handler panics recovered (logged without
+// their value, which may quote a request).
+func (b *Broker) newHTTPServer(name string, h http.Handler) *http.Server {
+	errorLog := slog.NewLogLogger(b.log.Handler().WithAttrs([]slog.Attr{slog.String("listener", name)}), slog.LevelWarn)
 	return &http.Server{
-		Handler: h,
+		Handler: b.recoverHTTP(name, h),
 		// The contract's HTTP accept time bounds reading the whole
 		// request, body included: a client trickling its body must not
-		// hold one of the in-flight slots for longer.
+		// hold one of the in-flight slots for longer. The write timeout
+		// cuts a client that stops reading its answer; the idle timeout
+		// closes kept-alive connections nobody uses.
 		ReadHeaderTimeout: httpAcceptTimeout,
 		ReadTimeout:       httpAcceptTimeout,
-		IdleTimeout:       60 * time.Second,
+		WriteTimeout:      httpWriteTimeout,
+		IdleTimeout:       httpIdleTimeout,
 		MaxHeaderBytes:    32 << 10,
-		ErrorLog:          nil,
+		ErrorLog:          errorLog,
 	}
 }
 
+// recoverHTTP logs a handler panic with its type and stack only and
+// aborts the response (net/http logs nothing more for ErrAbortHandler).
+func (b *Broker) recoverHTTP(name string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				b.log.Error("http handler panic", slog.String("listener", name), slog.String("panic_type", fmt.Sprintf("%T", p)), slog.String("stack", string(debug.Stack())))
+				panic(http.ErrAbortHandler)
+			}
+		}()
+		h.ServeHTTP(w, r)
+	})
+}
+
+// startMCPLocked binds and serves the MCP listener. Needs srvMu; takes
+// Broker.mu briefly (srvMu before mu, see the lock map in doc.go).
 func (b *Broker) startMCPLocked() error {
 	if b.mcpSrv != nil {
 		return nil
@@ -178,9 +204,10 @@ func (b *Broker) startMCPLocked() error {
 		Logger:              b.log,
 		MaxRequestBodyBytes: MaxBodyBytes,
 	})
-	b.mcpSrv = newHTTPServer(b.guard(sdk))
+	b.mcpSrv = b.newHTTPServer("mcp", b.guard(sdk))
 	go b.mcpSrv.Serve(ln)
 	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Event: "server_started"})
+	b.log.Info("MCP server started", slog.String("addr", b.mcpAddr))
 	return nil
 }
 
@@ -198,6 +225,7 @@ func (b *Broker) StopServer() error {
 			srv.Close()
 		}
 		b.activity.Add(ActivityEntry{Time: b.cfg.now(), Event: "server_stopped"})
+		b.log.Info("MCP server stopped")
 	}
 	b.endSessions(func(*Session) bool { return true }, EndServerStop)
 	return nil
@@ -294,6 +322,12 @@ func (b *Broker) ConsoleURL() string {
 func (b *Broker) ConsoleToken() string { return b.consoleToken }
 
 // persistLocked saves the state. Callers roll back their change on error.
+// Needs Broker.mu. A failure is logged by its type only: the error text
+// of a secret store may quote what it was saving.
 func (b *Broker) persistLocked() error {
-	return saveState(b.cfg.StateDir, b.store, b.state)
+	err := saveState(b.cfg.StateDir, b.store, b.state)
+	if err != nil {
+		b.log.Error("saving the state failed", slog.String("error_type", fmt.Sprintf("%T", err)))
+	}
+	return err
 }

@@ -3,6 +3,7 @@ package broker
 import (
 	"encoding/hex"
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"time"
 )
@@ -35,17 +36,22 @@ func (b *Broker) CreateConnection(label string) (NewConnection, error) {
 	tok := newToken(connTokenPrefix)
 	h := hashToken(tok)
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	if len(b.state.Connections) >= MaxConnections {
+		b.mu.Unlock()
 		return NewConnection{}, ErrTooMany
 	}
 	c := &savedConnection{ID: newID("conn_"), Label: label, TokenHash: hex.EncodeToString(h[:]), CreatedAt: b.cfg.now().UTC()}
 	b.state.Connections = append(b.state.Connections, c)
 	if err := b.persistLocked(); err != nil {
 		b.state.Connections = b.state.Connections[:len(b.state.Connections)-1]
+		b.mu.Unlock()
 		return NewConnection{}, err
 	}
 	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Event: "connection_created"})
+	b.mu.Unlock()
+	b.log.Info("connection created", slog.String("connection_id", c.ID))
+	// MCPURL takes srvMu, which comes before mu in the lock order: never
+	// call it with mu held (StartServer holds srvMu and then takes mu).
 	return NewConnection{ID: c.ID, Token: tok, ClientConfig: ClientConfig(b.MCPURL(), tok)}, nil
 }
 
@@ -106,6 +112,8 @@ func (b *Broker) RevokeConnection(id string) error {
 	}
 	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Event: "connection_revoked"})
 	b.mu.Unlock()
+	b.limits.Forget(id)
+	b.log.Info("connection revoked", slog.String("connection_id", id))
 	b.endSessions(func(s *Session) bool { return s.ConnectionID == id }, EndConnectionRevoked)
 	for _, src := range dedupe(sources) {
 		b.notifySharing(SharingChange{SourceID: src, Connections: []string{id}, Narrowed: true})
@@ -134,7 +142,8 @@ func (b *Broker) authenticate(token string) (string, bool) {
 	return found, found != ""
 }
 
-// connectionExists reports whether id is a live connection.
+// connectionExistsLocked reports whether id is a live connection. Needs
+// Broker.mu.
 func (b *Broker) connectionExistsLocked(id string) bool {
 	for _, c := range b.state.Connections {
 		if c.ID == id {

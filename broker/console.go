@@ -8,12 +8,14 @@ import (
 	"strings"
 
 	"github.com/dbeast/dbeast/broker/console"
+	"github.com/dbeast/dbeast/broker/internal/httpguard"
 )
 
 // consoleHandler serves the console API for the human side (approval UI,
 // tray, tests). Its rules, checked before any route: exact Host (403), an
 // Origin other than the console's own (403), no clean-path redirects
-// (404), the per-start console token (401), a 256 KiB body cap (413).
+// (404), the per-start console token (401), a 256 KiB body cap (413);
+// they are httpguard's, the same code as the MCP listener's.
 // The one exception to the token is POST /api/signin, which trades a
 // one-time sign-in code for it (console_signin.go).
 func (b *Broker) consoleHandler() http.Handler {
@@ -47,49 +49,45 @@ func (b *Broker) consoleHandler() http.Handler {
 	mux.HandleFunc("GET /api/activity", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, b.activity.List()) })
 	b.addRequestRoutes(mux)
 
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		setStrictHeaders(w.Header())
-		b.srvMu.Lock()
-		authority := b.consoleAddr
-		b.srvMu.Unlock()
-		if r.Host != authority {
-			http.Error(w, "forbidden", http.StatusForbidden)
-			return
-		}
-		if origins, ok := r.Header["Origin"]; ok && (len(origins) != 1 || origins[0] != "http://"+authority) {
-			http.Error(w, "forbidden", http.StatusForbidden)
-			return
-		}
+	g := &httpguard.Guard{
+		Authority: b.consoleAuthority, SameOrigin: true, Token: b.authenticateConsole,
+		MaxBody: MaxBodyBytes,
+	}
+	api := g.Authenticated(mux)
+	return g.Front(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasPrefix(r.URL.Path, "/api/") {
-			console.Handler().ServeHTTP(noCookies{w}, r) // the static page; it sets its own CSP
+			console.Handler().ServeHTTP(w, r) // the static page; it sets its own CSP
 			return
 		}
-		if r.URL.Path != path.Clean(r.URL.Path) || !strings.HasPrefix(r.URL.Path, "/api/") ||
+		if r.URL.Path != path.Clean(r.URL.Path) ||
 			(r.URL.RawQuery != "" && !(r.Method == http.MethodGet && r.URL.Path == "/api/requests")) {
 			http.Error(w, "not found", http.StatusNotFound)
 			return
 		}
 		if r.URL.Path == signInPath {
 			// The one route without the token: it is how a browser gets it.
-			r.Body = http.MaxBytesReader(w, r.Body, 1<<10)
-			b.apiSignIn(noCookies{w}, r)
+			if _, ok := httpguard.ReadBody(w, r, 1<<10); ok {
+				b.apiSignIn(w, r)
+			}
 			return
 		}
-		vals := r.Header.Values("Authorization")
-		scheme, tok, _ := strings.Cut(strings.Join(vals, ""), " ")
-		if len(vals) != 1 || !strings.EqualFold(scheme, "Bearer") || !wellFormed(tok, consoleTokenPrefix) ||
-			!hashToken(tok).equal(hashToken(b.consoleToken)) {
-			w.Header().Set("WWW-Authenticate", "Bearer")
-			http.Error(w, "unauthorized", http.StatusUnauthorized)
-			return
-		}
-		if r.ContentLength > MaxBodyBytes {
-			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
-			return
-		}
-		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
-		mux.ServeHTTP(noCookies{w}, r)
-	})
+		api.ServeHTTP(w, r)
+	}))
+}
+
+// consoleAuthority is the exact Host the console accepts.
+func (b *Broker) consoleAuthority() string {
+	b.srvMu.Lock()
+	defer b.srvMu.Unlock()
+	return b.consoleAddr
+}
+
+// authenticateConsole checks the per-start console token in constant time.
+func (b *Broker) authenticateConsole(tok string) (string, bool) {
+	if !wellFormed(tok, consoleTokenPrefix) || !hashToken(tok).equal(hashToken(b.consoleToken)) {
+		return "", false
+	}
+	return "console", true
 }
 
 func (b *Broker) apiAddSource(w http.ResponseWriter, r *http.Request) {

@@ -160,6 +160,7 @@ func (b *Broker) CloseDocument(id string) error {
 
 // revokeDocumentLocked revokes requests on a document's old snapshot and
 // drops document grants that no longer match.
+// Needs reqState.mu, and never Broker.mu: it may take Broker.mu itself.
 func (b *Broker) revokeDocumentLocked(id string) {
 	d := b.reqs.docs.docs[id]
 	for _, r := range b.reqs.reqs {
@@ -181,6 +182,7 @@ func (b *Broker) Documents() []DocumentInfo {
 	return b.documentsLocked()
 }
 
+// Needs reqState.mu.
 func (b *Broker) documentsLocked() []DocumentInfo {
 	out := make([]DocumentInfo, 0, len(b.reqs.docs.docs))
 	for _, d := range b.reqs.docs.docs {

@@ -3,6 +3,7 @@ package broker
 import (
 	"context"
 	"errors"
+	"log/slog"
 
 	"github.com/dbeast/dbeast/engines"
 	"github.com/dbeast/dbeast/verifier"
@@ -11,7 +12,10 @@ import (
 // dispatchLocked starts every approved pending request that can get a
 // slot (1 per session, 4 globally), oldest first. A slot is held by the
 // task, not by the status: it is released only after the engine's Close
-// returned, even when the request was cancelled long before.
+// returned, even when the request was cancelled long before. The
+// per-session slot is counted by connection (a connection has one session
+// at a time): a new begin_session does not bring new capacity while the
+// previous session's task is still finishing. Needs reqState.mu.
 func (b *Broker) dispatchLocked() {
 	b.sweepRequestsLocked()
 	for _, r := range b.sortedRequestsLocked() {
@@ -22,7 +26,7 @@ func (b *Broker) dispatchLocked() {
 			b.startLocked(r) // no database work, no slot
 			continue
 		}
-		if b.reqs.slotsGlobal >= SlotsGlobal || b.reqs.slotsBySession[r.sessionID] >= SlotsPerSession {
+		if b.reqs.slotsGlobal >= SlotsGlobal || b.reqs.slotsByConn[r.connID] >= SlotsPerSession {
 			continue
 		}
 		b.startLocked(r)
@@ -42,6 +46,7 @@ func (b *Broker) redispatch() {
 // startLocked re-checks r and moves it to running. Source state, session,
 // authorization and deadline are checked here; a one-time grant is
 // consumed in the same critical section as the move to running.
+// Needs reqState.mu, and never Broker.mu: it may take Broker.mu itself.
 func (b *Broker) startLocked(r *request) {
 	if r.sourceID != "" && b.narrowingInFlight(r.sourceID) {
 		return // stays pending; redispatch runs once the revocation is done
@@ -79,13 +84,14 @@ func (b *Broker) startLocked(r *request) {
 	ctx, cancel := context.WithTimeout(context.Background(), b.reqs.opDeadline)
 	r.cancel = cancel
 	b.reqs.slotsGlobal++
-	b.reqs.slotsBySession[r.sessionID]++
+	b.reqs.slotsByConn[r.connID]++
 	b.reqs.wg.Add(1)
 	go b.runTask(ctx, cancel, r, pins)
 }
 
 // liveLocked reports whether the request's session, source (same
 // generation, still visible to the connection) or document still exist.
+// Needs reqState.mu, and never Broker.mu: it may take Broker.mu itself.
 func (b *Broker) liveLocked(r *request) bool {
 	if !b.sessionAlive(r.sessionID) {
 		return false
@@ -119,8 +125,8 @@ func (b *Broker) runTask(ctx context.Context, cancel context.CancelFunc, r *requ
 	b.reqs.mu.Lock()
 	defer b.reqs.mu.Unlock()
 	b.reqs.slotsGlobal--
-	if b.reqs.slotsBySession[r.sessionID]--; b.reqs.slotsBySession[r.sessionID] <= 0 {
-		delete(b.reqs.slotsBySession, r.sessionID)
+	if b.reqs.slotsByConn[r.connID]--; b.reqs.slotsByConn[r.connID] <= 0 {
+		delete(b.reqs.slotsByConn, r.connID)
 	}
 	if r.status == StatusRunning {
 		if err == nil {
@@ -194,6 +200,7 @@ func (b *Broker) execute(ctx context.Context, r *request, pins map[string]string
 // completeLocked records an operation's outcome: the result bounded to
 // the MCP response budget, or the engine error mapped to a status and a
 // broker code with the engine's static reason.
+// Needs reqState.mu.
 func (b *Broker) completeLocked(r *request, res any, err error) {
 	if err == nil {
 		res = fitResponse(r.id, res)
@@ -207,6 +214,12 @@ func (b *Broker) completeLocked(r *request, res any, err error) {
 	}
 	e := engines.AsError(err)
 	msg := string(e.Reason)
+	if e.Code == engines.CodeFailed || e.Code == engines.CodeUnavailable {
+		// The engine's static code and reason; its cause (driver text) may
+		// quote data or the DSN and is never logged.
+		b.log.Warn("engine error", slog.String("request_id", r.id), slog.String("kind", r.kind),
+			slog.String("engine_code", string(e.Code)), slog.String("reason", msg))
+	}
 	switch e.Code {
 	case engines.CodeIneligible:
 		b.finishLocked(r, StatusFailed, CodeUnsupportedSafeRead, msg)

@@ -47,6 +47,7 @@ type coverage struct {
 
 // coverLocked decides whether r is covered, right now, by a session grant
 // or by standing access. One-time approvals are not considered here.
+// Needs reqState.mu, and never Broker.mu: it may take Broker.mu itself.
 func (b *Broker) coverLocked(r *request) coverage {
 	s := b.reqs.sessions[r.sessionID]
 	if s == nil {
@@ -122,6 +123,7 @@ func (b *Broker) coverLocked(r *request) coverage {
 }
 
 // grantLocked records a session grant for the scope the person picked.
+// Needs reqState.mu, and never Broker.mu: it may take Broker.mu itself.
 func (b *Broker) grantLocked(r *request, scope string) {
 	s := b.reqs.sessionLocked(r.sessionID)
 	switch scope {
@@ -143,6 +145,7 @@ func (b *Broker) grantLocked(r *request, scope string) {
 
 // pinLocked records proven identities on the session's unpinned table
 // grants of the tables a request relied on.
+// Needs reqState.mu.
 func (b *Broker) pinLocked(r *request, identities map[string]string) {
 	s := b.reqs.sessions[r.sessionID]
 	if s == nil {
@@ -169,6 +172,7 @@ func (b *Broker) pinLocked(r *request, identities map[string]string) {
 func grantKey(t verifier.Table) string { return t.Schema + "\x00" + t.Name }
 
 // dropTableGrantLocked removes table grants whose identity changed.
+// Needs reqState.mu.
 func (b *Broker) dropTableGrantsLocked(r *request) {
 	if s := b.reqs.sessions[r.sessionID]; s != nil {
 		for _, t := range r.tables {

@@ -191,23 +191,30 @@ func TestRateLimits(t *testing.T) {
 	})
 }
 
-// TestInFlightLimit holds 16 requests open (their bodies never finish)
-// and checks the 17th gets 503 with Retry-After, and that the slots free
-// up once they end.
+// TestInFlightLimit holds requests open (their bodies never finish): one
+// connection gets at most its share (MaxInFlightPerClient, then 503 while
+// another connection is still served); four connections fill the 16
+// slots and the 17th request is 503 with Retry-After; the slots free up
+// once the requests end.
 func TestInFlightLimit(t *testing.T) {
 	e := newEnv(t, "")
-	nc := e.newConnection("agent")
-	hdr := map[string]string{"Authorization": "Bearer " + nc.Token, "Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+	var conns []NewConnection
+	for i := range MaxInFlight/MaxInFlightPerClient + 1 {
+		conns = append(conns, e.newConnection("agent"+string(rune('a'+i))))
+	}
+	hdr := func(nc NewConnection) map[string]string {
+		return map[string]string{"Authorization": "Bearer " + nc.Token, "Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+	}
 	var writers []*io.PipeWriter
 	var wg sync.WaitGroup
-	for range MaxInFlight {
+	hold := func(nc NewConnection) {
 		pr, pw := io.Pipe()
 		writers = append(writers, pw)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			req, _ := http.NewRequest("POST", e.b.MCPURL(), pr)
-			for k, v := range hdr {
+			for k, v := range hdr(nc) {
 				req.Header.Set(k, v)
 			}
 			if resp, err := http.DefaultClient.Do(req); err == nil {
@@ -217,15 +224,34 @@ func TestInFlightLimit(t *testing.T) {
 		}()
 		pw.Write([]byte(`{"jsonrpc":"2.0",`))
 	}
-	// Wait until all 16 hold a slot.
-	deadline := time.Now().Add(5 * time.Second)
-	for len(e.b.inflight) < MaxInFlight && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
+	waitInFlight := func(n int) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for e.b.limits.InFlight() < n && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if got := e.b.limits.InFlight(); got != n {
+			t.Fatalf("%d requests in flight, want %d", got, n)
+		}
 	}
-	if len(e.b.inflight) != MaxInFlight {
-		t.Fatalf("only %d requests in flight", len(e.b.inflight))
+	for range MaxInFlightPerClient {
+		hold(conns[0])
 	}
-	r := rawPost(t, e.b.MCPURL(), hdr, bytes.NewReader([]byte(initBody)))
+	waitInFlight(MaxInFlightPerClient)
+	if r := rawPost(t, e.b.MCPURL(), hdr(conns[0]), strings.NewReader(initBody)); r.StatusCode != 503 || r.Header.Get("Retry-After") == "" {
+		t.Fatalf("request over one client's share: %d", r.StatusCode)
+	}
+	if r := rawPost(t, e.b.MCPURL(), hdr(conns[1]), strings.NewReader(initBody)); r.StatusCode != 200 {
+		t.Fatalf("another client while the first holds its share: %d", r.StatusCode)
+	}
+	for _, nc := range conns[1 : MaxInFlight/MaxInFlightPerClient] {
+		for range MaxInFlightPerClient {
+			hold(nc)
+		}
+	}
+	waitInFlight(MaxInFlight)
+	last := conns[len(conns)-1]
+	r := rawPost(t, e.b.MCPURL(), hdr(last), bytes.NewReader([]byte(initBody)))
 	if r.StatusCode != 503 || r.Header.Get("Retry-After") == "" {
 		t.Fatalf("17th request: %d", r.StatusCode)
 	}
@@ -235,7 +261,7 @@ func TestInFlightLimit(t *testing.T) {
 	}
 	wg.Wait()
 	e.clock.Advance(10 * time.Second)
-	if r := rawPost(t, e.b.MCPURL(), hdr, bytes.NewReader([]byte(initBody))); r.StatusCode != 200 {
+	if r := rawPost(t, e.b.MCPURL(), hdr(last), bytes.NewReader([]byte(initBody))); r.StatusCode != 200 {
 		t.Fatalf("after the slots freed: %d", r.StatusCode)
 	}
 }
@@ -262,10 +288,10 @@ func TestSlowBodyIsCut(t *testing.T) {
 		t.Fatalf("a stalled body held the connection for %v, want about %v", d, httpAcceptTimeout)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for len(e.b.inflight) > 0 && time.Now().Before(deadline) {
+	for e.b.limits.InFlight() > 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if n := len(e.b.inflight); n != 0 {
+	if n := e.b.limits.InFlight(); n != 0 {
 		t.Fatalf("%d in-flight slots still held", n)
 	}
 }

@@ -91,26 +91,3 @@ func (e *reqEnv) agentFor(a *agent) *agent {
 	tok, sid := begin(e.t, a.cs)
 	return &agent{e: e, cs: a.cs, connID: a.connID, tok: tok, sid: sid}
 }
-
-// TestStoreLimit: at most 64 requests are stored globally.
-func TestStoreLimit(t *testing.T) {
-	e := newReqEnv(t, false)
-	var agents []*agent
-	for i := range 4 {
-		a := e.agent("agent")
-		e.share(a.connID, LevelRead)
-		agents = append(agents, a)
-		_ = i
-	}
-	for i := 0; i < MaxStoredRequests; i++ {
-		agents[i%4].submit("list_tables", map[string]any{"source_id": e.srcID})
-	}
-	if _, code := agents[0].call("list_tables", map[string]any{"source_id": e.srcID}); code != CodeLimitExceeded {
-		t.Fatalf("65th request: %q", code)
-	}
-	// Ending a session deletes its results and frees the store.
-	agents[1].call("end_session", nil)
-	if _, st, _ := agents[0].submit("list_tables", map[string]any{"source_id": e.srcID}); st != StatusCompleted {
-		t.Fatalf("after end_session: %s", st)
-	}
-}

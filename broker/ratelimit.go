@@ -1,49 +1,37 @@
 package broker
 
 import (
-	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
+	"github.com/dbeast/dbeast/broker/internal/httpguard"
 )
 
-// HTTP limits from the contract.
+// HTTP limits from the contract, and the broker's own shares of them.
 const (
-	MaxBodyBytes      = 256 << 10
-	MaxInFlight       = 16
-	perClientRate     = 20 // requests per second per connection
-	globalRate        = 60 // requests per second overall
+	MaxBodyBytes = 256 << 10
+	MaxInFlight  = 16
+	// MaxInFlightPerClient is one connection's share of the 16 in-flight
+	// slots, so that one client cannot hold them all.
+	MaxInFlightPerClient = 4
+	perClientRate        = 20 // requests per second per connection
+	globalRate           = 60 // requests per second overall
+	// unauthRate bounds requests whose token fails (missing, malformed,
+	// unknown, revoked), all together. They never spend the global or a
+	// connection's bucket, so a tokenless flood cannot lock agents out.
+	unauthRate        = 10
 	httpAcceptTimeout = 10 * time.Second
+	// httpWriteTimeout bounds writing a response (from the end of the
+	// request headers): a tool call answers within a few seconds (submit
+	// waits at most 2 s), so a client that stops reading is cut.
+	httpWriteTimeout = 30 * time.Second
+	httpIdleTimeout  = 60 * time.Second
 )
 
-// limiters holds the token buckets. Buckets are read with the broker's
+// newLimits builds the MCP listener's buckets and slots on the broker's
 // clock, so tests with a manual clock get deterministic limits.
-type limiters struct {
-	now    func() time.Time
-	global *rate.Limiter
-	mu     sync.Mutex
-	client map[string]*rate.Limiter
-}
-
-func newLimiters(now func() time.Time) *limiters {
-	return &limiters{
-		now:    now,
-		global: rate.NewLimiter(globalRate, globalRate),
-		client: map[string]*rate.Limiter{},
-	}
-}
-
-// allowGlobal takes one token from the global bucket.
-func (l *limiters) allowGlobal() bool { return l.global.AllowN(l.now(), 1) }
-
-// allowClient takes one token from the connection's bucket.
-func (l *limiters) allowClient(connID string) bool {
-	l.mu.Lock()
-	lim := l.client[connID]
-	if lim == nil {
-		lim = rate.NewLimiter(perClientRate, perClientRate)
-		l.client[connID] = lim
-	}
-	l.mu.Unlock()
-	return lim.AllowN(l.now(), 1)
+func newLimits(now func() time.Time) *httpguard.Limits {
+	return httpguard.NewLimits(httpguard.LimitConfig{
+		Now: now, Global: globalRate, PerClient: perClientRate, Unauthenticated: unauthRate,
+		MaxInFlight: MaxInFlight, PerClientInFlight: MaxInFlightPerClient,
+	})
 }

@@ -3,6 +3,7 @@ package broker
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"sort"
 	"sync"
 	"time"
@@ -40,13 +41,20 @@ const (
 	MaxPendingGlobal     = 32
 	SlotsPerSession      = 1
 	SlotsGlobal          = 4
-	pollAfterMS          = 1000
+	// MaxUndeliveredPerConnection is one connection's fair share of the
+	// stored requests: at most this many of its requests may be pending,
+	// running, or completed with a result the agent has not received yet.
+	// Four connections at their share fill the store; requests whose
+	// outcome was delivered make room as needed (admitLocked).
+	MaxUndeliveredPerConnection = MaxStoredRequests / 4
+	pollAfterMS                 = 1000
 )
 
 // Static messages of the request feature.
 const (
 	msgKeysExhausted   = "this session has used all 256 request keys; begin a new session"
-	msgStoreFull       = "the broker holds 64 requests; wait for results to expire or end a session"
+	msgStoreFull       = "the broker holds 64 requests whose results were not read yet; read them with get_request, wait, or end a session"
+	msgConnShare       = "this connection holds 16 requests whose results it has not read; read them with get_request or cancel some first"
 	msgPendingSession  = "this session already has 4 requests waiting for approval"
 	msgPendingGlobal   = "32 requests are already waiting for approval"
 	msgReadOnlySource  = "the source is read-only; it never runs writes"
@@ -92,12 +100,23 @@ type request struct {
 	auth     authKind
 	once     bool // an unconsumed one-time grant
 	standing bool // covered by standing access at its last check
-	cancel   context.CancelFunc
-	done     chan struct{} // closed when the request reaches a terminal state
+	// delivered is set once a completed result went back to the agent
+	// (inline or through get_request): the store may then drop it early.
+	delivered bool
+	cancel    context.CancelFunc
+	done      chan struct{} // closed when the request reaches a terminal state
 }
 
 func (r *request) terminal() bool {
 	return r.status != StatusPending && r.status != StatusRunning
+}
+
+// undelivered reports whether dropping r now would lose something the
+// agent has not seen: it is still pending or running, or it completed and
+// its result was not returned yet. Any other terminal request leaves a
+// tombstone with the same status and error, so dropping it loses nothing.
+func (r *request) undelivered() bool {
+	return !r.terminal() || (r.status == StatusCompleted && !r.delivered)
 }
 
 // tombstone is what stays of a request after its retention: the key stays
@@ -129,9 +148,10 @@ type reqState struct {
 	seq      uint64
 	sessions map[string]*sessionReqs
 	docs     *docStore
-	// slots held by running tasks until their engine's Close returned.
-	slotsBySession map[string]int
-	slotsGlobal    int
+	// slots held by running tasks until their engine's Close returned, by
+	// connection (the session's slot follows its connection) and in all.
+	slotsByConn map[string]int
+	slotsGlobal int
 	// opDeadline bounds one operation; tests shorten it.
 	opDeadline time.Duration
 	// wg tracks running tasks so Close can wait for them.
@@ -141,10 +161,11 @@ type reqState struct {
 func newReqState() *reqState {
 	return &reqState{
 		reqs: map[string]*request{}, sessions: map[string]*sessionReqs{},
-		docs: newDocStore(), slotsBySession: map[string]int{}, opDeadline: 30 * time.Second,
+		docs: newDocStore(), slotsByConn: map[string]int{}, opDeadline: 30 * time.Second,
 	}
 }
 
+// Needs reqState.mu.
 func (rq *reqState) sessionLocked(id string) *sessionReqs {
 	s := rq.sessions[id]
 	if s == nil {
@@ -155,6 +176,7 @@ func (rq *reqState) sessionLocked(id string) *sessionReqs {
 }
 
 // finishLocked moves r to a terminal status.
+// Needs reqState.mu.
 func (b *Broker) finishLocked(r *request, st Status, code Code, msg string) {
 	if r.terminal() {
 		return
@@ -168,6 +190,14 @@ func (b *Broker) finishLocked(r *request, st Status, code Code, msg string) {
 		r.cancel()
 	}
 	close(r.done)
+	// Ids, status and static codes only: never the statement, the result
+	// or an engine's private cause.
+	lvl := slog.LevelInfo
+	if code == CodeExecutionFailed {
+		lvl = slog.LevelWarn
+	}
+	b.log.Log(context.Background(), lvl, "request finished", slog.String("request_id", r.id), slog.String("session_id", r.sessionID),
+		slog.String("operation", r.operation), slog.String("status", string(st)), slog.String("code", string(code)))
 	b.record(r.connID, ActivityEntry{Time: r.doneAt, SessionID: r.sessionID, RequestID: r.id, Alias: r.alias, Event: "request_" + string(st), Status: string(code), SQL: r.statement, Reason: msg})
 }
 
@@ -175,6 +205,7 @@ func (b *Broker) finishLocked(r *request, st Status, code Code, msg string) {
 // reads → revoked, a running write → outcome_unknown, a completed read →
 // revoked and a completed write → completed_result_revoked. The result is
 // dropped in every case.
+// Needs reqState.mu.
 func (b *Broker) revokeLocked(r *request) {
 	switch r.status {
 	case StatusPending:
@@ -199,9 +230,10 @@ func (b *Broker) revokeLocked(r *request) {
 
 // sweepRequestsLocked expires undecided requests past their decision
 // deadline and turns requests past their retention into tombstones.
+// Needs reqState.mu.
 func (b *Broker) sweepRequestsLocked() {
 	now := b.cfg.now()
-	for id, r := range b.reqs.reqs {
+	for _, r := range b.reqs.reqs {
 		if r.status == StatusPending && !now.Before(r.deadline) {
 			if r.auth == authPrompt {
 				b.finishLocked(r, StatusExpired, CodePermissionDenied, msgDecisionExpired)
@@ -211,25 +243,68 @@ func (b *Broker) sweepRequestsLocked() {
 			}
 		}
 		if r.terminal() && !now.Before(r.doneAt.Add(ResultRetention)) {
-			t := tombstone{status: r.status, errCode: r.errCode, errMsg: r.errMsg}
-			if r.status == StatusCompleted {
-				t = tombstone{status: StatusResultExpired, errCode: CodeLimitExceeded, errMsg: msgResultExpired}
-			}
-			if s := b.reqs.sessions[r.sessionID]; s != nil {
-				s.tombs[id] = t
-			}
-			delete(b.reqs.reqs, id)
+			b.dropLocked(r, msgResultExpired)
 		}
 	}
+}
+
+// dropLocked removes a terminal request from the store, leaving its
+// tombstone: the key stays reserved and get_request keeps answering its
+// final status; a completed result becomes result_expired with msg.
+// Needs reqState.mu.
+func (b *Broker) dropLocked(r *request, msg string) {
+	t := tombstone{status: r.status, errCode: r.errCode, errMsg: r.errMsg}
+	if r.status == StatusCompleted {
+		t = tombstone{status: StatusResultExpired, errCode: CodeLimitExceeded, errMsg: msg}
+	}
+	if s := b.reqs.sessions[r.sessionID]; s != nil {
+		s.tombs[r.id] = t
+	}
+	delete(b.reqs.reqs, r.id)
+}
+
+// admitLocked makes room for one more request of connID, or says why
+// there is none: the connection already holds its fair share of
+// undelivered requests, or the store is full of undelivered requests.
+// When the store is full, the oldest request whose outcome the agent
+// already has (or that leaves an identical tombstone) is dropped before
+// its retention ends. Needs reqState.mu.
+func (b *Broker) admitLocked(connID string) *ToolError {
+	n := 0
+	var victim *request
+	for _, r := range b.reqs.reqs {
+		if r.undelivered() {
+			if r.connID == connID {
+				n++
+			}
+			continue
+		}
+		if victim == nil || r.doneAt.Before(victim.doneAt) || (r.doneAt.Equal(victim.doneAt) && r.seq < victim.seq) {
+			victim = r
+		}
+	}
+	if n >= MaxUndeliveredPerConnection {
+		return toolErrMsg(CodeLimitExceeded, msgConnShare)
+	}
+	if len(b.reqs.reqs) < MaxStoredRequests {
+		return nil
+	}
+	if victim == nil {
+		return toolErrMsg(CodeLimitExceeded, msgStoreFull)
+	}
+	b.dropLocked(victim, msgResultDropped)
+	return nil
 }
 
 const (
 	msgDecisionExpired = "nobody decided within 5 minutes"
 	msgSlotExpired     = "the request was allowed but no database slot came free within 5 minutes; it never ran"
 	msgResultExpired   = "the result was kept for 5 minutes and is gone; the request is not run again"
+	msgResultDropped   = "the result was already returned and was dropped to make room for new requests; the request is not run again"
 )
 
 // pendingCountsLocked counts requests waiting for the person.
+// Needs reqState.mu.
 func (b *Broker) pendingCountsLocked(sessionID string) (session, global int) {
 	for _, r := range b.reqs.reqs {
 		if r.status == StatusPending && r.auth == authPrompt {
@@ -243,6 +318,7 @@ func (b *Broker) pendingCountsLocked(sessionID string) (session, global int) {
 }
 
 // sortedRequestsLocked lists stored requests oldest first.
+// Needs reqState.mu.
 func (b *Broker) sortedRequestsLocked() []*request {
 	out := make([]*request, 0, len(b.reqs.reqs))
 	for _, r := range b.reqs.reqs {

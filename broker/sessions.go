@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"log/slog"
 	"slices"
 	"sort"
 	"time"
@@ -108,12 +109,14 @@ func (b *Broker) beginSession(connID, label string) (*Session, string, *ToolErro
 	b.sessions[s.ID] = s
 	b.recordLocked(connID, ActivityEntry{Time: now, SessionID: s.ID, Event: "session_begun"})
 	b.mu.Unlock()
+	b.log.Info("session begun", slog.String("session_id", s.ID), slog.String("connection_id", connID))
 	b.runEndHooks(ended)
 	return s, tok, nil
 }
 
 // allowBeginLocked enforces beginPerWindow begins per beginWindow per
 // connection, as an exact sliding window.
+// Needs Broker.mu.
 func (b *Broker) allowBeginLocked(connID string, now time.Time) bool {
 	times := b.begins[connID]
 	times = slices.DeleteFunc(times, func(t time.Time) bool { return !now.Before(t.Add(beginWindow)) })
@@ -156,6 +159,7 @@ func (b *Broker) session(connID, token string) (*Session, *ToolError) {
 }
 
 // sweepLocked removes sessions past their idle deadline or lifetime.
+// Needs Broker.mu.
 func (b *Broker) sweepLocked(now time.Time) []endedSession {
 	var ended []endedSession
 	for _, s := range b.sessions {
@@ -176,6 +180,7 @@ type endedSession struct {
 
 // removeLocked is the one place a session stops existing. Hooks run later,
 // outside the lock, through runEndHooks.
+// Needs Broker.mu.
 func (b *Broker) removeLocked(s *Session, reason EndReason) endedSession {
 	delete(b.sessions, s.ID)
 	b.recordLocked(s.ConnectionID, ActivityEntry{Time: b.cfg.now(), SessionID: s.ID, Event: "session_ended", Status: string(reason)})
@@ -212,6 +217,7 @@ func (b *Broker) runEndHooks(ended []endedSession) {
 	hooks := slices.Clone(b.sessionHooks)
 	b.hookMu.Unlock()
 	for _, e := range ended {
+		b.log.Info("session ended", slog.String("session_id", e.s.ID), slog.String("reason", string(e.reason)))
 		for _, f := range hooks {
 			f(e.s, e.reason)
 		}

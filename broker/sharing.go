@@ -251,6 +251,7 @@ func (b *Broker) EffectiveAccess(connID, sourceID string) Access {
 	return b.effectiveAccessLocked(connID, sourceID)
 }
 
+// Needs Broker.mu.
 func (b *Broker) effectiveAccessLocked(connID, sourceID string) Access {
 	acc := Access{DatabaseLevel: LevelNone}
 	tables := map[[2]string]TableAccess{}
@@ -279,6 +280,7 @@ func (b *Broker) effectiveAccessLocked(connID, sourceID string) Access {
 }
 
 // entryConnectionsLocked lists the connections an entry applies to.
+// Needs Broker.mu.
 func (b *Broker) entryConnectionsLocked(e *SharingEntry) []string {
 	if e.ConnectionID != AllConnections {
 		return []string{e.ConnectionID}

@@ -185,6 +185,7 @@ func (b *Broker) engineSource(id string) (src engines.Source, generation uint64,
 	return engines.Source{Kind: s.Kind, DSN: s.DSN, Path: s.Path, ReadOnly: s.ReadOnly}, s.Generation, true
 }
 
+// Needs Broker.mu.
 func (b *Broker) sourceIndexLocked(id string) int {
 	for i, s := range b.state.Sources {
 		if s.ID == id {

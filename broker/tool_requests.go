@@ -197,9 +197,9 @@ func (b *Broker) submit(ctx context.Context, c Call, tok SessionToken, key Reque
 		b.reqs.mu.Unlock()
 		return nil, toolErr(CodeSessionExpired)
 	}
-	if len(b.reqs.reqs) >= MaxStoredRequests {
+	if terr := b.admitLocked(s.ConnectionID); terr != nil {
 		b.reqs.mu.Unlock()
-		return nil, toolErrMsg(CodeLimitExceeded, msgStoreFull)
+		return nil, terr
 	}
 	now := b.cfg.now()
 	r.id = newID("req_")
@@ -295,6 +295,7 @@ func (b *Broker) viewLocked(sessionID, id string) *requestOut {
 	var res any
 	if r.status == StatusCompleted {
 		res = r.result
+		r.delivered = true
 	}
 	return viewOf(r.id, r.status, r.errCode, r.errMsg, res)
 }

@@ -53,7 +53,13 @@ type MySQL struct {
 	conn    *sql.Conn // root-like account: fixture and checks
 	probeDB *sql.DB
 	probe   *sql.Conn
-	version string
+	// vcfg is the restricted logins' configuration (user name aside), and
+	// verdicts their connections by table subset, opened on first use (see
+	// restricted.go).
+	vcfg       *mysql.Config
+	verdictDBs map[int]*sql.DB
+	verdicts   map[int]*sql.Conn
+	version    string
 }
 
 var _ Engine = (*MySQL)(nil)
@@ -111,6 +117,9 @@ func OpenMySQL(ctx context.Context, dsn string) (*MySQL, error) {
 	} else {
 		e.pcfg = pcfg
 	}
+	vcfg := cfg.Clone()
+	vcfg.User, vcfg.Passwd, vcfg.DBName = verdictAccount(0), password, MySQLDatabase
+	e.vcfg, e.verdictDBs, e.verdicts = vcfg, map[int]*sql.DB{}, map[int]*sql.Conn{}
 	return e, nil
 }
 
@@ -212,6 +221,7 @@ func (e *MySQL) fixture(ctx context.Context) (string, error) {
 		}
 		stmts = append(stmts, s)
 	}
+	stmts = append(stmts, myVerdictFixture(password)...)
 	for _, f := range myShadowFunctions {
 		stmts = append(stmts, "CREATE FUNCTION "+db+".`"+f+"`(x VARCHAR(100)) RETURNS VARCHAR(100) NOT DETERMINISTIC NO SQL BEGIN SET @dbeast_conf_called = 1; RETURN x; END")
 	}
@@ -446,6 +456,13 @@ func (e *MySQL) CheckAccepted(ctx context.Context, original string, v *verifier.
 	if rows1 != rows0 {
 		obs.Problems = append(obs.Problems, Problem{KindWrite, "fixture row counts changed"})
 	}
+	p, err := e.restricted(ctx, v)
+	if err != nil {
+		return nil, fmt.Errorf("conformance: mysql restricted login: %w", err)
+	}
+	if p != nil {
+		obs.Problems = append(obs.Problems, *p)
+	}
 	return obs, nil
 }
 
@@ -478,6 +495,12 @@ func (e *MySQL) TryRefused(ctx context.Context, q string) (bool, error) {
 
 // Close implements Engine; the fixture stays for inspection.
 func (e *MySQL) Close() error {
+	for _, c := range e.verdicts {
+		c.Close()
+	}
+	for _, d := range e.verdictDBs {
+		d.Close()
+	}
 	for _, c := range []*sql.Conn{e.conn, e.probe} {
 		if c != nil {
 			c.Close()

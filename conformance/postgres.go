@@ -114,6 +114,7 @@ func (e *Postgres) fixture(ctx context.Context) error {
 	for _, t := range gen.Tables {
 		stmts = append(stmts, "GRANT SELECT ON "+PGSchema+"."+t.Name+" TO "+pgProbeRole)
 	}
+	stmts = append(stmts, pgVerdictFixture()...)
 	for _, s := range stmts {
 		if _, err := e.conn.Exec(ctx, s); err != nil {
 			return fmt.Errorf("conformance: postgres fixture: %w", err)
@@ -322,6 +323,16 @@ func (e *Postgres) CheckAccepted(ctx context.Context, original string, v *verifi
 		obs.OriginalError = oerr.Error()
 	}
 	compareRows(obs, norm, orig)
+	if err := tx.Rollback(ctx); err != nil {
+		return nil, fmt.Errorf("conformance: postgres rollback: %w", err)
+	}
+	p, err := e.restricted(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	if p != nil {
+		obs.Problems = append(obs.Problems, *p)
+	}
 	return obs, nil
 }
 

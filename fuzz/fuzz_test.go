@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dbeast/dbeast/conformance"
+	"github.com/dbeast/dbeast/conformance/gen"
 	"github.com/dbeast/dbeast/corpus"
 	"github.com/dbeast/dbeast/verifier"
 	"github.com/dbeast/dbeast/verifier/dialect"
@@ -78,6 +79,15 @@ func seed(f *testing.F, d verifier.Dialect) {
 			sql = strings.ReplaceAll(strings.ReplaceAll(sql, "`shop`.", "`"+database+"`."), "shop.", database+".")
 		}
 		f.Add(sql)
+	}
+	// Scoping shapes (nested WITH, CTEs named like tables), which the
+	// corpus holds only a few of.
+	schema := database
+	if d == verifier.SQLite {
+		schema = "main"
+	}
+	for _, q := range gen.SampleScoping(d, schema, 1, 20) {
+		f.Add(q)
 	}
 }
 

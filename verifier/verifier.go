@@ -83,7 +83,22 @@ type Input struct {
 	// Database is, for MySQL, the source's configured database: the only one
 	// a read may name. Other dialects ignore it.
 	Database string
+	// Flavor is, for MySQL, the server family the engine detected:
+	// FlavorMySQL or FlavorMariaDB. They resolve names differently (a CTE
+	// body inside a nested WITH does not see outer CTEs on MariaDB); the
+	// zero value accepts only what both read the same way. Other dialects
+	// ignore it.
+	Flavor Flavor
 }
+
+// Flavor is a MySQL-protocol server family.
+type Flavor string
+
+// The MySQL flavors; the zero Flavor means unknown.
+const (
+	FlavorMySQL   Flavor = "mysql"
+	FlavorMariaDB Flavor = "mariadb"
+)
 
 // Table is a physical table (or view) as schema and name, exactly as the
 // server spells them after identifier folding.

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -27,6 +28,9 @@ type serveFlags struct {
 	// newConnection, when set, is the label of an agent connection serve
 	// creates at start, printing its client configuration (serve only).
 	newConnection string
+	logLevel      string
+	// logOut receives the log; nil means os.Stderr. Tests capture it.
+	logOut io.Writer
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -34,6 +38,28 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.listen, "listen", broker.DefaultListen, "loopback address of the MCP endpoint")
 	fs.StringVar(&f.console, "console", broker.DefaultConsole, "loopback address of the console API")
 	fs.StringVar(&f.tokenFile, "console-token-file", "", "write this start's console token to FILE (mode 0600)")
+	fs.StringVar(&f.logLevel, "log-level", "info", "log to stderr from this level on: debug, info, warn or error")
+}
+
+// level parses --log-level.
+func (f *serveFlags) level() (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return 0, fmt.Errorf("--log-level %q: want debug, info, warn or error", f.logLevel)
+	}
+	return l, nil
+}
+
+// logger is the broker's log: text lines on stderr (or logOut) from the
+// chosen level on. The broker logs ids, statuses and static codes only,
+// never a token, password, DSN, SQL result or document text.
+func (f *serveFlags) logger() *slog.Logger {
+	out := f.logOut
+	if out == nil {
+		out = os.Stderr
+	}
+	lvl, _ := f.level()
+	return slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: lvl}))
 }
 
 // check validates the addresses before anything is created.
@@ -47,6 +73,9 @@ func (f *serveFlags) check() error {
 	if f.stateDir == "" {
 		return fmt.Errorf("--state-dir is required (no OS config directory found)")
 	}
+	if _, err := f.level(); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -59,7 +88,7 @@ func defaultStateDir() string {
 }
 
 func (f *serveFlags) config() broker.Config {
-	return broker.Config{StateDir: f.stateDir, Listen: f.listen, Console: f.console, Drivers: engineDrivers()}
+	return broker.Config{StateDir: f.stateDir, Listen: f.listen, Console: f.console, Drivers: engineDrivers(), Logger: f.logger()}
 }
 
 // engineDrivers are the engines the broker runs requests with, by kind.

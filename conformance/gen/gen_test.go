@@ -62,3 +62,43 @@ func TestSampleDeterministic(t *testing.T) {
 		t.Fatal("no hostile case was refused: mutations are not mixed in")
 	}
 }
+
+// TestScopingBothWays pins that the scoping generator produces cases each
+// dialect accepts and cases it refuses as unqualified or recursive (names
+// that reach past the scope the verifier allows), and nothing it cannot
+// parse.
+func TestScopingBothWays(t *testing.T) {
+	for _, tc := range []struct {
+		d      verifier.Dialect
+		schema string
+	}{
+		{verifier.SQLite, "main"},
+		{verifier.Postgres, "dbeast_conf"},
+		{verifier.MySQL, "dbeast_conf"},
+	} {
+		t.Run(string(tc.d), func(t *testing.T) {
+			p := gopter.DefaultGenParameters().CloneWithSeed(1)
+			g := Scoping(tc.d, tc.schema)
+			accepted, scoped := 0, 0
+			for i := 0; i < 300; i++ {
+				v, _ := g(p).Retrieve()
+				q := v.(string)
+				_, err := dialect.Verify(verifier.Input{Dialect: tc.d, SQL: q, Database: tc.schema})
+				if err == nil {
+					accepted++
+					continue
+				}
+				r, _ := verifier.AsRefusal(err)
+				switch r.Code {
+				case verifier.CodeUnqualifiedTable, verifier.CodeRecursiveCTE:
+					scoped++
+				default:
+					t.Errorf("refused %v: %s", err, q)
+				}
+			}
+			if accepted < 50 || scoped < 20 {
+				t.Errorf("%d accepted and %d refused for scope of 300; want both sides", accepted, scoped)
+			}
+		})
+	}
+}

@@ -174,11 +174,14 @@ func Hostile(d verifier.Dialect, schema string) gopter.Gen {
 // texts, so a CI slice is reproducible.
 func Sample(d verifier.Dialect, schema string, seed int64, n int) []string {
 	p := gopter.DefaultGenParameters().CloneWithSeed(seed)
-	q, h, an := Query(d, schema), Hostile(d, schema), Analytics(d, schema)
+	q, h, sc, an := Query(d, schema), Hostile(d, schema), Scoping(d, schema), Analytics(d, schema)
 	out := make([]string, 0, n)
 	for i := 0; i < n; i++ {
 		g := q
-		if i%4 == 3 {
+		switch i % 4 {
+		case 1:
+			g = sc
+		case 3:
 			g = h
 		}
 		if an != nil && i%8 == 2 { // pg_analytics.go: one in eight on PostgreSQL

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dbeast/dbeast/engines"
 	"github.com/dbeast/dbeast/verifier"
+	mysqlverifier "github.com/dbeast/dbeast/verifier/mysql"
 )
 
 // testHookBeforeQuery, when set by a test, runs in Read after the proofs
@@ -88,7 +89,37 @@ func (e *Engine) checkReadVerdict(v *verifier.Verdict) error {
 			return err
 		}
 	}
-	return checkFunctions(v)
+	if err := checkFunctions(v); err != nil {
+		return err
+	}
+	return e.reverify(v)
+}
+
+// testHookSkipReverify, when set by a test, skips reverify so that the
+// relation guard is tested on its own. False in production.
+var testHookSkipReverify bool
+
+// reverify verifies the verdict's NormalizedSQL again with the flavor this
+// server has (the broker verifies before it knows the server) and refuses
+// the read unless it is accepted with exactly the verdict's tables.
+func (e *Engine) reverify(v *verifier.Verdict) error {
+	if testHookSkipReverify {
+		return nil
+	}
+	fv := verifier.FlavorMySQL
+	if e.fl.mariadb {
+		fv = verifier.FlavorMariaDB
+	}
+	got, err := mysqlverifier.Verify(verifier.Input{Dialect: verifier.MySQL, SQL: v.NormalizedSQL, Database: e.cfg.DBName, Flavor: fv})
+	if err != nil || len(got.Tables) != len(v.Tables) {
+		return engines.NewError(engines.CodeIneligible, ReasonBadVerdict, nil)
+	}
+	for i := range got.Tables {
+		if got.Tables[i] != v.Tables[i] {
+			return engines.NewError(engines.CodeIneligible, ReasonBadVerdict, nil)
+		}
+	}
+	return nil
 }
 
 // Read runs a verified read: session settings (strict sql_mode, time
@@ -119,6 +150,9 @@ func (e *Engine) Read(ctx context.Context, r engines.ReadRequest) (*engines.Resu
 			}
 		}
 		if err := checkColumns(v, ps); err != nil {
+			return err
+		}
+		if err := guardRelations(ctx, e.conn, e.fl, v.NormalizedSQL, v.Tables); err != nil {
 			return err
 		}
 		if testHookBeforeQuery != nil {

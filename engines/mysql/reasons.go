@@ -35,6 +35,9 @@ const (
 	ReasonConnectionLost    engines.Reason = "the connection to the server was lost"
 	ReasonBadVerdict        engines.Reason = "the request is not a verified statement of the right kind for this engine"
 	ReasonReadOnlyTx        engines.Reason = "the statement tried to write inside a read-only transaction"
+	// ReasonRelationGuard: the server resolved the statement to a table
+	// its verdict does not list (see relguard.go).
+	ReasonRelationGuard engines.Reason = "the server would read a table the verified statement does not name"
 	// ReasonUnknownValue: the driver handed over a value of a Go type the
 	// encoder does not know; it fails closed rather than guess.
 	ReasonUnknownValue engines.Reason = "a value of an unsupported type was returned"

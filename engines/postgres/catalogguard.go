@@ -2,8 +2,9 @@ package postgres
 
 import (
 	"context"
+	"errors"
 
-	"github.com/dbeast/dbeast/engines"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // The catalog guard refuses every verified read on a database where an
@@ -38,17 +39,22 @@ import (
 //     joins and sorts may pick any btree family holding the built-in
 //     equality operator).
 //
-// The query runs in the reading transaction before the function guard
-// plans the statement. Its comparisons are oid against an oid literal, so
+// The guard runs in the reading transaction's first pipeline (read.go),
+// after the table locks and before the statement is prepared, planned or
+// the re-proof runs. A pipeline runs without the client's decisions, so
+// the refusal is the server's own: the guard query divides by zero when
+// such an object exists, and the server skips every later step of the
+// pipeline (nothing plans the statement); catalogErr turns that error
+// into the refusal. Its comparisons are oid against an oid literal, so
 // only the built-in oid operators (which no user object can shadow: a
 // second operator of the same name and types in pg_catalog is refused by
 // a unique index) decide it. It runs in a savepoint that is rolled back,
 // releasing its catalog locks, so the relation guard (relguard.go) keeps
-// seeing only the statement's own. One round trip, simple protocol.
+// seeing only the statement's own.
 //
-// The same round trip sets the read's bound on temporary files
-// (tempFileLimit), which must follow the table locks: a SELECT takes the
-// REPEATABLE READ snapshot, so it cannot join the SET LOCAL statements
+// The same pipeline then sets the read's bound on temporary files
+// (tempFileLimit). Both follow the table locks: a SELECT takes the
+// REPEATABLE READ snapshot, so neither can join the SET LOCAL statements
 // that begin the transaction.
 //
 // What it cannot see: an object created after it ran and before the plan
@@ -56,11 +62,12 @@ import (
 // snapshot), and a superuser's direct edits of the built-in rows
 // themselves; the administrator is trusted not to do either on purpose.
 
-// catalogQuery answers one boolean: is any such object present. 11 is
-// pg_catalog's namespace, 403 and 405 are the btree and hash access
-// methods; 16384 is FirstNormalObjectId.
-const catalogQuery = `SAVEPOINT dbeast_catalog_check;
-SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_cast c WHERE c.oid >= '16384'::pg_catalog.oid
+// catalogQuery fails with division_by_zero when any such object is
+// present and returns 1 otherwise. 11 is pg_catalog's namespace, 403 and
+// 405 are the btree and hash access methods; 16384 is
+// FirstNormalObjectId.
+const catalogQuery = `SELECT 1 / CASE WHEN
+  EXISTS (SELECT 1 FROM pg_catalog.pg_cast c WHERE c.oid >= '16384'::pg_catalog.oid
     AND c.castsource < '16384'::pg_catalog.oid AND c.casttarget < '16384'::pg_catalog.oid)
   OR EXISTS (SELECT 1 FROM pg_catalog.pg_operator o WHERE o.oid >= '16384'::pg_catalog.oid
     AND o.oprnamespace = '11'::pg_catalog.oid)
@@ -75,10 +82,11 @@ SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_cast c WHERE c.oid >= '16384'::pg_cat
     WHERE p.oid >= '16384'::pg_catalog.oid
     AND (p.amprocfamily < '16384'::pg_catalog.oid
       OR ((f.opfmethod = '403'::pg_catalog.oid OR f.opfmethod = '405'::pg_catalog.oid)
-        AND p.amproclefttype < '16384'::pg_catalog.oid AND p.amprocrighttype < '16384'::pg_catalog.oid)));
-ROLLBACK TO SAVEPOINT dbeast_catalog_check;
-RELEASE SAVEPOINT dbeast_catalog_check;
-` + tempFileLimit
+        AND p.amproclefttype < '16384'::pg_catalog.oid AND p.amprocrighttype < '16384'::pg_catalog.oid)))
+  THEN 0 ELSE 1 END`
+
+// catalogSavepoint names the savepoint the guard runs in.
+const catalogSavepoint = "dbeast_catalog_check"
 
 // tempFileLimit bounds the temporary files one verified read may write
 // (sorts, hashes and window buffers that spill): 256 MB. A running
@@ -91,22 +99,23 @@ RELEASE SAVEPOINT dbeast_catalog_check;
 const tempFileLimit = `SELECT pg_catalog.set_config('temp_file_limit', '256MB', true)
 WHERE pg_catalog.current_setting('is_superuser') = 'on'`
 
-// checkCatalog refuses when the database has an object that changes what
-// built-in types or operators do, and sets the read's temporary file
-// limit.
-func (e *Engine) checkCatalog(ctx context.Context) error {
-	results, err := e.pg.Exec(ctx, catalogQuery).ReadAll()
-	if err != nil {
-		return mapErr(ctx, err)
-	}
-	if len(results) != 5 || len(results[1].Rows) != 1 || len(results[1].Rows[0]) != 1 {
-		return engines.NewError(engines.CodeFailed, engines.ReasonExecution, nil)
-	}
-	switch string(results[1].Rows[0][0]) {
-	case "f":
-		return nil
-	case "t":
+// catalogSteps adds the catalog guard and the temporary file limit to
+// the reading transaction's pipeline and returns the guard's step.
+func catalogSteps(p *pipeline) *step {
+	p.query("SAVEPOINT " + catalogSavepoint)
+	guard := p.query(catalogQuery)
+	p.query("ROLLBACK TO SAVEPOINT " + catalogSavepoint)
+	p.query("RELEASE SAVEPOINT " + catalogSavepoint)
+	p.query(tempFileLimit)
+	return guard
+}
+
+// catalogErr maps the guard step's error: its own division by zero is the
+// refusal; anything else (a cancel, a lost connection) is mapped as usual.
+func catalogErr(ctx context.Context, err error) error {
+	var pgErr *pgconn.PgError
+	if ctx.Err() == nil && errors.As(err, &pgErr) && pgErr.Code == "22012" {
 		return ineligible(ReasonCatalogTampered)
 	}
-	return engines.NewError(engines.CodeFailed, engines.ReasonExecution, nil)
+	return mapErr(ctx, err)
 }

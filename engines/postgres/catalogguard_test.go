@@ -132,3 +132,33 @@ func TestCatalogGuard(t *testing.T) {
 		})
 	}
 }
+
+// TestCatalogGuardAfterCachedRead reads a cast of integer to text (run by
+// the types' I/O functions), which caches the first proof and both
+// guards' verdicts (cache.go), then plants a user-defined cast for it and
+// reads the same statement on the same engine: the cached verdicts skip
+// the EXPLAIN, so only the catalog guard, which runs on every read, stands
+// between the read and the planted function.
+func TestCatalogGuardAfterCachedRead(t *testing.T) {
+	e := openEngine(t, engines.Source{})
+	sql := `SELECT CAST(t.id AS text) FROM dbeast_pgengine.t AS t`
+	read := func() error {
+		_, _, err := e.Read(context.Background(), engines.ReadRequest{Verdict: readVerdict(sql, map[string][]string{"t": {"id"}}, nil, "t")})
+		return err
+	}
+	for i := 0; i < 2; i++ {
+		if err := read(); err != nil {
+			t.Fatalf("read %d before the cast: %v", i, err)
+		}
+	}
+	plant(t, []string{`CREATE SCHEMA dbeast_cg`, raiser("i2t", "integer", "text", "VOLATILE"),
+		`CREATE CAST (integer AS text) WITH FUNCTION dbeast_cg.i2t(integer)`},
+		[]string{`DROP CAST IF EXISTS (integer AS text)`, `DROP SCHEMA IF EXISTS dbeast_cg CASCADE`})
+	err := read()
+	for x := err; x != nil; x = errors.Unwrap(x) {
+		if strings.Contains(x.Error(), catalogMarker) {
+			t.Fatalf("the planted function ran: %v", x)
+		}
+	}
+	wantErr(t, err, engines.CodeIneligible, ReasonCatalogTampered)
+}

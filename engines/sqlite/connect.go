@@ -94,6 +94,9 @@ func (c *connector) Driver() driver.Driver { return c.drv }
 // used rather than the process-wide "sqlite" registration, so functions or
 // hooks another package registers globally never reach dbeast's handles.
 func openHandle(ctx context.Context, path string, write bool) (*handle, error) {
+	if err := memoryReady(ctx); err != nil {
+		return nil, err
+	}
 	auth := &authorizer{}
 	db := sql.OpenDB(&connector{drv: &msqlite.Driver{}, name: dsn(path, write), auth: auth})
 	db.SetMaxOpenConns(1)
@@ -104,6 +107,11 @@ func openHandle(ctx context.Context, path string, write bool) (*handle, error) {
 		if e := ctxError(ctx, false); e != nil {
 			return nil, e
 		}
+		return nil, engines.NewError(engines.CodeUnavailable, engines.ReasonConnect, err)
+	}
+	if err := setLimits(conn); err != nil {
+		conn.Close()
+		db.Close()
 		return nil, engines.NewError(engines.CodeUnavailable, engines.ReasonConnect, err)
 	}
 	h := &handle{db: db, conn: conn, auth: auth}
@@ -186,10 +194,13 @@ func ctxError(ctx context.Context, sent bool) *engines.Error {
 }
 
 // failure maps a statement error to a safe error: the context's error when
-// it ended, a denial when the authorizer refused something during this
+// it ended, a memory or size limit (memory.go) as CodeLimit, a denial when the authorizer refused something during this
 // phase, else a generic execution failure. The driver text stays private.
 func failure(ctx context.Context, h *handle, sent bool, err error) *engines.Error {
 	if e := ctxError(ctx, sent); e != nil {
+		return e
+	}
+	if e := limitError(err); e != nil {
 		return e
 	}
 	var ee *engines.Error

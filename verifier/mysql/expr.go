@@ -226,16 +226,19 @@ func (w *walker) operand(e ast.ExprNode, c *ctes, sc *scope) (ast.ExprNode, erro
 	return paren(e), nil
 }
 
-// column records the obligation of a column reference: alias.col on a
-// physical table, or an unqualified name in a query block whose FROM is
-// one physical table (unless it names a select-list alias in ORDER BY,
-// GROUP BY or HAVING).
+// column records the obligation of a column reference: alias.col or
+// db.table.col on a physical table, or an unqualified name that only one
+// physical table in scope can provide (see resolveColumn). A column of a
+// derived table or CTE whose columns are known must be one of them.
 func (w *walker) column(n *ast.ColumnName, sc *scope) error {
-	if n == nil || n.Schema.O != "" {
+	if n == nil {
 		return verifier.Refuse(verifier.CodeConstructNotAllowed)
 	}
 	if err := checkName(n.Name.O); err != nil {
 		return err
+	}
+	if n.Schema.O != "" {
+		return w.threePartColumn(n, sc)
 	}
 	if q := n.Table.O; q != "" {
 		src, ok := sc.lookup(q)
@@ -244,16 +247,44 @@ func (w *walker) column(n *ast.ColumnName, sc *scope) error {
 		}
 		if src.table != nil {
 			w.b.AddColumn(*src.table, n.Name.O)
+		} else if _, ok := src.out.size(n.Name.O); !ok && src.out.complete {
+			return verifier.Refuse(verifier.CodeUnknownColumn)
 		}
 		return nil
 	}
 	if w.inSelect && sc.fieldAliases[strings.ToLower(n.Name.O)] {
 		return nil
 	}
-	if len(sc.sources) == 1 && sc.sources[0].table != nil {
-		w.b.AddColumn(*sc.sources[0].table, n.Name.O)
+	return w.resolveColumn(n.Name.O, sc)
+}
+
+// threePartColumn resolves db.table.col: the servers match it against a
+// FROM item that is that physical table without an alias, in the
+// configured database.
+func (w *walker) threePartColumn(n *ast.ColumnName, sc *scope) error {
+	if err := checkName(n.Schema.O); err != nil {
+		return err
 	}
-	return nil
+	if systemSchemas[strings.ToLower(n.Schema.O)] {
+		return verifier.Refuse(verifier.CodeSystemObject)
+	}
+	if w.db == "" || n.Schema.O != w.db {
+		return verifier.Refuse(verifier.CodeOtherDatabase)
+	}
+	for s := sc; s != nil; s = s.parent {
+		for _, src := range s.sources {
+			if src.table != nil && src.table.Schema == n.Schema.O &&
+				src.name == src.table.Name && strings.EqualFold(src.table.Name, n.Table.O) {
+				if src.table.Name != n.Table.O {
+					// Table names may be case-sensitive on the server.
+					return verifier.Refuse(verifier.CodeConstructNotAllowed)
+				}
+				w.b.AddColumn(*src.table, n.Name.O)
+				return nil
+			}
+		}
+	}
+	return verifier.Refuse(verifier.CodeConstructNotAllowed)
 }
 
 // checkLiteral allows the literal kinds whose restored text the server

@@ -18,8 +18,11 @@ import (
 
 // Verify verifies in as MySQL/MariaDB SQL. in.Database is the source's
 // configured database, the only one a read or write may name; when it is
-// empty every physical table is refused with other_database. Errors are
-// *verifier.Refusal. Verify is safe for concurrent use.
+// empty every physical table is refused with other_database. in.Flavor
+// selects how CTE names resolve through nested WITH clauses (see
+// bodyChain); the zero Flavor accepts only what MySQL 8 and MariaDB read
+// the same way. Errors are *verifier.Refusal. Verify is safe for
+// concurrent use.
 func Verify(in verifier.Input) (*verifier.Verdict, error) {
 	mode, err := verifier.NormalizeMode(in.Mode)
 	if err != nil {
@@ -35,7 +38,7 @@ func Verify(in verifier.Input) (*verifier.Verdict, error) {
 	}
 	stmt := stmts[0]
 	v := &verifier.Verdict{Dialect: verifier.MySQL, Mode: mode}
-	w := &walker{db: in.Database}
+	w := &walker{db: in.Database, flavor: in.Flavor}
 	switch mode {
 	case verifier.ModeFull:
 		v.Op = verifier.OpFull

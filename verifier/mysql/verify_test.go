@@ -42,17 +42,17 @@ func TestVerify(t *testing.T) {
 		},
 		{
 			name:    "CTE columns are not table obligations",
-			in:      verifier.Input{SQL: "WITH c AS (SELECT a FROM shop.t) SELECT c.a, z FROM c", Database: "shop"},
+			in:      verifier.Input{SQL: "WITH c AS (SELECT a FROM shop.t) SELECT c.a, a FROM c", Database: "shop"},
 			tables:  []string{"shop.t"},
 			columns: map[string][]string{"shop.t": {"a"}},
 			funcs:   []string{},
 			op:      verifier.OpRead,
 		},
 		{
-			name:    "select aliases belong to their own query block",
+			name:    "select aliases belong to their own query block; x in the subquery may be u's or the outer alias",
 			in:      verifier.Input{SQL: "SELECT a AS x FROM shop.t ORDER BY (SELECT x FROM shop.u LIMIT 1), x", Database: "shop"},
 			tables:  []string{"shop.t", "shop.u"},
-			columns: map[string][]string{"shop.t": {"a"}, "shop.u": {"x"}},
+			columns: map[string][]string{"shop.t": {"a"}},
 			funcs:   []string{},
 			op:      verifier.OpRead,
 		},
@@ -265,5 +265,60 @@ func TestSQLMode(t *testing.T) {
 	}
 	if !parserMode.HasNoBackslashEscapesMode() || parserMode.HasANSIQuotesMode() || parserMode.HasPipesAsConcatMode() {
 		t.Errorf("parser mode does not match SQLMode")
+	}
+}
+
+// TestScopingByFlavor pins what each flavor's CTE rule accepts: the
+// standard (MySQL 8) rule sees outer CTEs from a nested WITH's CTE bodies,
+// MariaDB's and the unknown flavor's do not.
+func TestScopingByFlavor(t *testing.T) {
+	tests := []struct {
+		sql     string
+		mysql   bool // accepted with FlavorMySQL
+		mariadb bool // accepted with FlavorMariaDB and with no flavor
+	}{
+		{"WITH t AS (SELECT a FROM shop.s) SELECT a FROM (WITH x AS (SELECT a FROM t) SELECT a FROM x) AS d", true, false},
+		{"WITH t AS (SELECT a FROM shop.s) SELECT a FROM shop.u WHERE a IN (WITH y AS (SELECT a FROM t) SELECT a FROM y)", true, false},
+		{"WITH t AS (SELECT a FROM shop.s), x AS (WITH y AS (SELECT a FROM t) SELECT a FROM y) SELECT a FROM x", true, true},
+		{"WITH t AS (SELECT a FROM shop.s) SELECT a FROM (WITH t AS (SELECT a FROM t) SELECT a FROM t) AS d", false, false},
+		{"WITH t AS (SELECT a FROM shop.s) SELECT a FROM (SELECT a FROM t) AS d", true, true},
+	}
+	for _, tt := range tests {
+		for _, fl := range []verifier.Flavor{verifier.FlavorMySQL, verifier.FlavorMariaDB, ""} {
+			want := tt.mariadb
+			if fl == verifier.FlavorMySQL {
+				want = tt.mysql
+			}
+			_, err := Verify(verifier.Input{SQL: tt.sql, Database: "shop", Flavor: fl})
+			if (err == nil) != want {
+				t.Errorf("flavor %q: %s: accepted=%v, want %v (%v)", fl, tt.sql, err == nil, want, err)
+			}
+			if err != nil {
+				if r, ok := verifier.AsRefusal(err); !ok || r.Code != verifier.CodeUnqualifiedTable {
+					t.Errorf("flavor %q: %s: %v, want unqualified_table", fl, tt.sql, err)
+				}
+			}
+		}
+	}
+}
+
+// TestCorrelatedColumns pins the obligations of TPC-H Q17's shape: the
+// outer query's p_partkey is not attributed to the subquery's lineitem.
+func TestCorrelatedColumns(t *testing.T) {
+	v, err := Verify(verifier.Input{Database: "shop", SQL: "SELECT sum(l_extendedprice) FROM shop.lineitem, shop.part " +
+		"WHERE p_partkey = l_partkey AND l_quantity < (SELECT 0.2 * avg(l_quantity) FROM shop.lineitem WHERE l_partkey = p_partkey)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string][]string{}, v.Columns); diff != "" {
+		t.Errorf("columns (-want +got):\n%s", diff)
+	}
+	v, err = Verify(verifier.Input{Database: "shop", SQL: "SELECT id FROM shop.orders WHERE EXISTS (SELECT 1 FROM shop.items AS i WHERE i.order_id = shop.orders.id)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{"shop.items": {"order_id"}, "shop.orders": {"id"}}
+	if diff := cmp.Diff(want, v.Columns); diff != "" {
+		t.Errorf("columns (-want +got):\n%s", diff)
 	}
 }

@@ -58,6 +58,7 @@ var unaryOps = map[opcode.Op]bool{
 type source struct {
 	name  string // the alias, or the table name when there is none
 	table *verifier.Table
+	out   *outputs // a CTE's or derived table's columns; nil for a table
 }
 
 // scope is one query block's FROM clause; parent is the enclosing block,
@@ -85,37 +86,26 @@ func (s *scope) lookup(q string) (source, bool) {
 	return source{}, false
 }
 
-// ctes is the chain of CTE names visible at a point of the query.
-type ctes struct {
-	parent *ctes
-	name   string
-}
-
-// find reports whether name is a visible CTE; exact is false when it
-// matches one only case-insensitively.
-func (c *ctes) find(name string) (found, exact bool) {
-	for ; c != nil; c = c.parent {
-		if c.name == name {
-			return true, true
-		}
-		if strings.EqualFold(c.name, name) {
-			found = true
-		}
-	}
-	return found, false
-}
-
 // walker checks a tree against the allowlist and records the verdict's
 // sets. It also rewrites operands into ParenthesesExpr (see paren) so the
 // restored text never depends on operator precedence.
 type walker struct {
 	db       string
+	flavor   verifier.Flavor
 	b        verifier.Builder
 	tables   int // physical table references
 	aliases  int // tables, derived tables and CTEs
 	depth    int
 	noSubq   bool // table_write: subqueries are refused
 	inSelect bool // inside an ORDER BY / GROUP BY / HAVING item
+	// nextBody is set just before a CTE body is walked and read by the
+	// SELECT or set operation that starts it (see bodyChain).
+	nextBody bool
+	// last is the outputs of the query expression walked last.
+	last *outputs
+	// written and substituted are the expression sizes of the whole
+	// statement as written and after substitution (see grow).
+	written, substituted int
 }
 
 func (w *walker) enter() error {
@@ -147,8 +137,10 @@ func (w *walker) resultSet(n ast.Node, c *ctes, outer *scope) error {
 }
 
 func (w *walker) setOpr(n *ast.SetOprStmt, c *ctes, outer *scope) error {
+	body := w.nextBody
+	w.nextBody = false
 	var err error
-	if c, err = w.with(n.With, c, outer); err != nil {
+	if c, err = w.with(n.With, c, outer, body); err != nil {
 		return err
 	}
 	if n.SelectList == nil {
@@ -157,11 +149,19 @@ func (w *walker) setOpr(n *ast.SetOprStmt, c *ctes, outer *scope) error {
 	if err := w.setOprList(n.SelectList, c, outer); err != nil {
 		return err
 	}
+	out := w.last
 	// ORDER BY and LIMIT of a set operation see only the result columns.
-	if err := w.orderBy(n.OrderBy, c, &scope{parent: outer}); err != nil {
+	if err := w.orderBy(n.OrderBy, c, resultScope(outer, out)); err != nil {
 		return err
 	}
+	w.last = out
 	return w.limit(n.Limit)
+}
+
+// resultScope is the scope of a set operation's ORDER BY: its result
+// columns, then the enclosing query blocks.
+func resultScope(outer *scope, out *outputs) *scope {
+	return &scope{parent: outer, sources: []source{{out: out}}}
 }
 
 // setOprList walks the members of a set operation; a member in
@@ -172,12 +172,15 @@ func (w *walker) setOprList(l *ast.SetOprSelectList, c *ctes, outer *scope) erro
 	}
 	defer w.leave()
 	var err error
-	if c, err = w.with(l.With, c, outer); err != nil {
+	// A WITH on a parenthesized member list: MariaDB's unit structure for
+	// it is not pinned, so its CTE bodies see only their own WITH.
+	if c, err = w.with(l.With, c, outer, false); err != nil {
 		return err
 	}
 	if len(l.Selects) == 0 {
 		return verifier.Refuse(verifier.CodeConstructNotAllowed)
 	}
+	var members []*outputs
 	for i, s := range l.Selects {
 		switch s := s.(type) {
 		case *ast.SelectStmt:
@@ -196,25 +199,32 @@ func (w *walker) setOprList(l *ast.SetOprSelectList, c *ctes, outer *scope) erro
 		default:
 			return verifier.Refuse(verifier.CodeConstructNotAllowed)
 		}
+		members = append(members, w.last)
 	}
-	if err := w.orderBy(l.OrderBy, c, &scope{parent: outer}); err != nil {
+	out := setOutputs(members)
+	if err := w.orderBy(l.OrderBy, c, resultScope(outer, out)); err != nil {
 		return err
 	}
+	w.last = out
 	return w.limit(l.Limit)
 }
 
-// with walks a WITH clause and returns the CTE chain visible after it. A
-// CTE sees the CTEs listed before it, never itself: MySQL and MariaDB read
-// a self-reference without RECURSIVE as a table of that name.
-func (w *walker) with(n *ast.WithClause, c *ctes, outer *scope) (*ctes, error) {
+// with walks a WITH clause and returns the CTE chain visible after it.
+// body reports whether the query expression the clause belongs to is
+// itself a CTE body (see bodyChain). A CTE sees the CTEs listed before it,
+// never itself or a later one: MySQL and MariaDB read a self-reference
+// without RECURSIVE as a table of that name, and with nested WITH clauses
+// the servers may read it as an outer CTE; either way it is refused.
+func (w *walker) with(n *ast.WithClause, c *ctes, outer *scope, body bool) (*ctes, error) {
 	if n == nil {
 		return c, nil
 	}
+	visible := w.bodyChain(c, body)
 	if n.IsRecursive {
 		return nil, verifier.Refuse(verifier.CodeRecursiveCTE)
 	}
 	seen := map[string]bool{}
-	for _, cte := range n.CTEs {
+	for i, cte := range n.CTEs {
 		if cte.IsRecursive {
 			return nil, verifier.Refuse(verifier.CodeRecursiveCTE)
 		}
@@ -237,10 +247,18 @@ func (w *walker) with(n *ast.WithClause, c *ctes, outer *scope) (*ctes, error) {
 		if cte.Query == nil {
 			return nil, verifier.Refuse(verifier.CodeConstructNotAllowed)
 		}
-		if err := w.resultSet(cte.Query.Query, c, outer); err != nil {
+		inBody := visible
+		for j := len(n.CTEs) - 1; j >= i; j-- {
+			inBody = &ctes{parent: inBody, name: n.CTEs[j].Name.O, hidden: true}
+		}
+		w.nextBody = true
+		if err := w.resultSet(cte.Query.Query, inBody, outer); err != nil {
 			return nil, err
 		}
-		c = &ctes{parent: c, name: cte.Name.O}
+		w.nextBody = false
+		out := w.last.renamed(cte.ColNameList)
+		visible = &ctes{parent: visible, name: cte.Name.O, out: out}
+		c = &ctes{parent: c, name: cte.Name.O, out: out}
 	}
 	return c, nil
 }
@@ -262,11 +280,13 @@ func (w *walker) selectStmt(n *ast.SelectStmt, c *ctes, outer *scope) error {
 	}
 	// inSelect belongs to this query block: a subquery in an enclosing
 	// ORDER BY must not see it set, and must leave it as it found it.
+	body := w.nextBody
+	w.nextBody = false
 	prev := w.inSelect
 	w.inSelect = false
 	defer func() { w.inSelect = prev }()
 	var err error
-	if c, err = w.with(n.With, c, outer); err != nil {
+	if c, err = w.with(n.With, c, outer, body); err != nil {
 		return err
 	}
 	sc := &scope{parent: outer}
@@ -336,7 +356,57 @@ func (w *walker) selectStmt(n *ast.SelectStmt, c *ctes, outer *scope) error {
 		return err
 	}
 	w.inSelect = false
-	return w.limit(n.Limit)
+	if err := w.limit(n.Limit); err != nil {
+		return err
+	}
+	return w.blockOutputs(n, sc)
+}
+
+// blockOutputs adds the sizes of a query block's expressions to the
+// statement's totals (see grow) and sets w.last to its select list's
+// outputs. It runs after the block was walked, so every subquery in it
+// has already been counted.
+func (w *walker) blockOutputs(n *ast.SelectStmt, sc *scope) error {
+	for _, e := range []ast.ExprNode{n.Where, havingExpr(n)} {
+		if _, err := w.grow(e, sc); err != nil {
+			return err
+		}
+	}
+	for _, items := range [][]*ast.ByItem{groupItems(n), orderItems(n.OrderBy)} {
+		for _, it := range items {
+			if _, err := w.grow(it.Expr, sc); err != nil {
+				return err
+			}
+		}
+	}
+	for _, f := range n.Fields.Fields {
+		if _, err := w.grow(f.Expr, sc); err != nil {
+			return err
+		}
+	}
+	w.last = w.fieldsOutputs(n.Fields.Fields, sc)
+	return nil
+}
+
+func havingExpr(n *ast.SelectStmt) ast.ExprNode {
+	if n.Having == nil {
+		return nil
+	}
+	return n.Having.Expr
+}
+
+func groupItems(n *ast.SelectStmt) []*ast.ByItem {
+	if n.GroupBy == nil {
+		return nil
+	}
+	return n.GroupBy.Items
+}
+
+func orderItems(n *ast.OrderByClause) []*ast.ByItem {
+	if n == nil {
+		return nil
+	}
+	return n.Items
 }
 
 // checkSelectOpts refuses the SELECT modifiers, hints, windows, locking
@@ -453,7 +523,10 @@ func (w *walker) fromItem(n ast.ResultSetNode, c *ctes, sc *scope, ons *[]func()
 			on := n.On
 			*ons = append(*ons, func() error {
 				var err error
-				on.Expr, err = w.expr(on.Expr, c, sc)
+				if on.Expr, err = w.expr(on.Expr, c, sc); err != nil {
+					return err
+				}
+				_, err = w.grow(on.Expr, sc)
 				return err
 			})
 		}
@@ -476,11 +549,14 @@ func (w *walker) fromItem(n ast.ResultSetNode, c *ctes, sc *scope, ons *[]func()
 		var src source
 		switch s := n.Source.(type) {
 		case *ast.TableName:
-			t, err := w.tableName(s, c)
+			t, cte, err := w.tableName(s, c)
 			if err != nil {
 				return err
 			}
 			src = source{name: s.Name.O, table: t}
+			if cte != nil {
+				src.out = cte.out
+			}
 		case *ast.SelectStmt, *ast.SetOprStmt:
 			if n.AsName.O == "" {
 				return verifier.Refuse(verifier.CodeConstructNotAllowed)
@@ -490,6 +566,7 @@ func (w *walker) fromItem(n ast.ResultSetNode, c *ctes, sc *scope, ons *[]func()
 			if err := w.resultSet(s, c, sc.parent); err != nil {
 				return err
 			}
+			src.out = w.last
 		default:
 			return verifier.Refuse(verifier.CodeConstructNotAllowed)
 		}
@@ -526,42 +603,41 @@ func (w *walker) usingColumn(side ast.ResultSetNode, col string, sc *scope) {
 }
 
 // tableName resolves a table reference: a visible CTE (unqualified, exact
-// spelling) or a physical table in the configured database. It returns nil
-// for a CTE.
-func (w *walker) tableName(n *ast.TableName, c *ctes) (*verifier.Table, error) {
+// spelling) or a physical table in the configured database. For a CTE it
+// returns a nil table and the CTE.
+func (w *walker) tableName(n *ast.TableName, c *ctes) (*verifier.Table, *ctes, error) {
 	if len(n.IndexHints) > 0 {
-		return nil, verifier.Refuse(verifier.CodeIndexHint)
+		return nil, nil, verifier.Refuse(verifier.CodeIndexHint)
 	}
 	if n.TableSample != nil {
-		return nil, verifier.Refuse(verifier.CodeTableSample)
+		return nil, nil, verifier.Refuse(verifier.CodeTableSample)
 	}
 	if len(n.PartitionNames) > 0 || n.AsOf != nil {
-		return nil, verifier.Refuse(verifier.CodeConstructNotAllowed)
+		return nil, nil, verifier.Refuse(verifier.CodeConstructNotAllowed)
 	}
 	if err := checkName(n.Name.O); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	schema := n.Schema.O
 	if schema == "" {
-		found, exact := c.find(n.Name.O)
-		if found && exact {
-			return nil, nil
+		if cte, ok := c.find(n.Name.O); ok {
+			return nil, cte, nil
 		}
-		return nil, verifier.Refuse(verifier.CodeUnqualifiedTable)
+		return nil, nil, verifier.Refuse(verifier.CodeUnqualifiedTable)
 	}
 	if systemSchemas[strings.ToLower(schema)] {
-		return nil, verifier.Refuse(verifier.CodeSystemObject)
+		return nil, nil, verifier.Refuse(verifier.CodeSystemObject)
 	}
 	if w.db == "" || schema != w.db {
-		return nil, verifier.Refuse(verifier.CodeOtherDatabase)
+		return nil, nil, verifier.Refuse(verifier.CodeOtherDatabase)
 	}
 	w.tables++
 	if w.tables > verifier.MaxTables {
-		return nil, verifier.Refuse(verifier.CodeTooManyTables)
+		return nil, nil, verifier.Refuse(verifier.CodeTooManyTables)
 	}
 	t := verifier.Table{Schema: schema, Name: n.Name.O}
 	w.b.AddTable(t)
-	return &t, nil
+	return &t, nil, nil
 }
 
 // checkName refuses identifiers the server could read differently: empty

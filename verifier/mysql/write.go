@@ -122,7 +122,7 @@ func (w *walker) writeTarget(refs *ast.TableRefsClause) (*verifier.Table, *scope
 	if tn.Schema.O == "" {
 		return nil, nil, verifier.Refuse(verifier.CodeUnqualifiedTable)
 	}
-	t, err := w.tableName(tn, nil)
+	t, _, err := w.tableName(tn, nil)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -79,8 +79,9 @@ type literal struct {
 }
 
 type colRef struct {
-	table string // "" when unqualified
-	col   string
+	schema string // "" unless schema.table.column
+	table  string // "" when unqualified
+	col    string
 }
 
 type unaryExpr struct {

@@ -20,6 +20,10 @@ CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT, email TEXT, country T
 CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER, amount REAL, status TEXT, created_at TEXT);
 CREATE TABLE order_items (id INTEGER PRIMARY KEY, order_id INTEGER, product_id INTEGER, quantity INTEGER, price REAL);
 CREATE TABLE products (id INTEGER PRIMARY KEY, name TEXT, category TEXT, price REAL);
+CREATE TABLE lineitem (l_partkey INTEGER, l_quantity INTEGER, l_extendedprice REAL);
+CREATE TABLE part (p_partkey INTEGER, p_brand TEXT);
+INSERT INTO lineitem VALUES (1,1,10),(1,9,20),(2,3,5);
+INSERT INTO part VALUES (1,'Brand#23'),(2,'Brand#1');
 INSERT INTO customers VALUES (1,'Ann','ann@x','HU','2024-01-01',3),(2,'bob',NULL,'DE','2024-02-01',0),(3,'Cy','cy@x',NULL,NULL,1),(4,'A%x','',  'HU','2024-03-01',NULL),(5,'név','n@x','',NULL,2);
 INSERT INTO orders VALUES (1,1,10.5,'paid','2024-01-02'),(2,1,200,'sent',NULL),(3,2,5,'paid',NULL),(4,3,NULL,NULL,NULL),(5,9,55,'paid','x'),(6,2,12,'sent',NULL),(7,4,-3,'new',NULL),(8,1,0,'paid',NULL);
 INSERT INTO order_items VALUES (1,1,1,2,3.5),(2,1,2,1,-7.25),(3,2,3,10,1),(4,5,1,NULL,2),(5,8,4,1,NULL);
@@ -211,6 +215,10 @@ func TestDifferential(t *testing.T) {
 				t.Errorf("authorizer saw other actions: %v", log.events)
 			}
 			switch {
+			case nerr != nil && oerr != nil && (c.File == "columns.txt" || c.File == "growth.txt"):
+				// The fixture has every column these cases name: a
+				// failure is a misattribution.
+				t.Fatalf("both sides failed: %v", nerr)
 			case nerr != nil && oerr != nil:
 				bothFailed++
 				t.Logf("both sides failed: %v", nerr)

@@ -196,6 +196,10 @@ func (p *printer) expr(e expr) {
 			p.w(x.text)
 		}
 	case *colRef:
+		if x.schema != "" {
+			p.ident(x.schema)
+			p.w(".")
+		}
 		if x.table != "" {
 			p.ident(x.table)
 			p.w(".")

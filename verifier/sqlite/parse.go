@@ -623,8 +623,13 @@ func (p *parser) parsePrimary() expr {
 		}
 		if p.acceptOp(".") {
 			col := p.name()
-			if p.isOp(".") {
-				bail(verifier.CodeConstructNotAllowed) // schema.table.column
+			if p.acceptOp(".") {
+				// schema.table.column
+				c := p.name()
+				if p.isOp("(") || p.isOp(".") {
+					bail(verifier.CodeConstructNotAllowed)
+				}
+				return &colRef{schema: t.val, table: col, col: c}
 			}
 			if p.isOp("(") {
 				bail(verifier.CodeFunctionNotAllowed)

@@ -259,3 +259,27 @@ func TestDepthIsATreeProperty(t *testing.T) {
 		}
 	}
 }
+
+// TestCorrelatedColumns pins the obligations of correlated references: an
+// outer column named unqualified inside a subquery is not attributed to
+// the subquery's table, and main.table.column is.
+func TestCorrelatedColumns(t *testing.T) {
+	tests := []struct {
+		sql  string
+		want map[string][]string
+	}{
+		{"SELECT l_quantity FROM main.lineitem WHERE l_quantity < (SELECT avg(l_quantity) FROM main.part WHERE p_partkey = l_partkey)",
+			map[string][]string{"main.lineitem": {"l_quantity"}}},
+		{"SELECT id FROM main.orders WHERE EXISTS (SELECT 1 FROM main.customers AS c WHERE c.id = main.orders.customer_id)",
+			map[string][]string{"main.customers": {"id"}, "main.orders": {"customer_id", "id"}}},
+	}
+	for _, tt := range tests {
+		v, err := Verify(verifier.Input{Dialect: verifier.SQLite, SQL: tt.sql})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.sql, err)
+		}
+		if diff := cmp.Diff(tt.want, v.Columns); diff != "" {
+			t.Errorf("%s: columns (-want +got):\n%s", tt.sql, diff)
+		}
+	}
+}

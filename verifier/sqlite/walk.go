@@ -15,6 +15,11 @@ type walker struct {
 	aliases int
 	depth   int // current tree depth, bounded by verifier.MaxDepth
 	withs   []*withFrame
+	// last is the outputs of the SELECT walked last.
+	last *outputs
+	// written and substituted are the expression sizes of the statement as
+	// written and after substitution (see grow).
+	written, substituted int
 }
 
 // withFrame is one WITH clause in scope. SQLite makes every CTE of a WITH
@@ -23,7 +28,8 @@ type walker struct {
 // recursion, the second may be a cycle.
 type withFrame struct {
 	ctes   []*cte
-	active int // index of the CTE whose body is being walked, or -1
+	outs   []*outputs // each walked CTE's columns
+	active int        // index of the CTE whose body is being walked, or -1
 }
 
 // scope is one SELECT core's FROM clause, linked to the enclosing ones.
@@ -36,6 +42,7 @@ type scope struct {
 type scopeItem struct {
 	name  string          // visible name, lower case
 	table *verifier.Table // nil for subqueries and CTEs
+	out   *outputs        // a subquery's or CTE's columns; nil for a table
 }
 
 // systemColumns are SQLite's implicit rowid aliases. They are refused
@@ -83,9 +90,9 @@ func (w *walker) physical(it *fromItem) *verifier.Table {
 	return t
 }
 
-// resolve returns the physical table for a FROM or IN name, or nil when
-// the name is a CTE in scope.
-func (w *walker) resolve(it *fromItem) *verifier.Table {
+// resolve returns the physical table for a FROM or IN name, or nil and
+// the CTE's columns when the name is a CTE in scope.
+func (w *walker) resolve(it *fromItem) (*verifier.Table, *outputs) {
 	if strings.HasPrefix(asciiLower(it.name), "sqlite_") {
 		bail(verifier.CodeSystemObject)
 	}
@@ -98,12 +105,16 @@ func (w *walker) resolve(it *fromItem) *verifier.Table {
 					if fr.active >= 0 && j >= fr.active {
 						bail(verifier.CodeRecursiveCTE)
 					}
-					return nil
+					var out *outputs
+					if j < len(fr.outs) {
+						out = fr.outs[j]
+					}
+					return nil, out
 				}
 			}
 		}
 	}
-	return w.physical(it)
+	return w.physical(it), nil
 }
 
 // descend counts one tree level; the caller defers w.depth--.
@@ -136,13 +147,17 @@ func (w *walker) selectStmt(s *selectStmt, outer *scope) {
 		for i, c := range s.with {
 			fr.active = i
 			w.selectStmt(c.sel, outer)
+			fr.outs = append(fr.outs, w.last.renamed(c.cols))
 		}
 		fr.active = -1
 	}
 	var last *scope
+	var outs []*outputs
 	for _, c := range s.cores {
 		last = w.core(c, outer)
+		outs = append(outs, w.last)
 	}
+	out := compoundOutputs(outs)
 	// ORDER BY of a compound names result columns; of a single core it
 	// resolves in that core's scope.
 	ob := last
@@ -156,8 +171,12 @@ func (w *walker) selectStmt(s *selectStmt, outer *scope) {
 			}
 		}
 	}
+	if len(s.cores) > 1 {
+		ob.items = []scopeItem{{out: out}}
+	}
 	for _, t := range s.orderBy {
 		w.expr(t.e, ob)
+		w.grow(t.e, ob)
 	}
 	bare := &scope{parent: outer}
 	if s.limit != nil {
@@ -166,6 +185,7 @@ func (w *walker) selectStmt(s *selectStmt, outer *scope) {
 	if s.offset != nil {
 		w.expr(s.offset, bare)
 	}
+	w.last = out
 }
 
 func (w *walker) core(c *selectCore, outer *scope) *scope {
@@ -175,8 +195,9 @@ func (w *walker) core(c *selectCore, outer *scope) *scope {
 		var item scopeItem
 		if it.sub != nil {
 			w.selectStmt(it.sub, outer)
+			item.out = w.last
 		} else {
-			item.table = w.resolve(it)
+			item.table, item.out = w.resolve(it)
 			item.name = asciiLower(it.name)
 		}
 		if it.hasAlias {
@@ -202,6 +223,7 @@ func (w *walker) core(c *selectCore, outer *scope) *scope {
 	for _, it := range c.from {
 		if it.on != nil {
 			w.expr(it.on, sc)
+			w.grow(it.on, sc)
 		}
 		for _, u := range it.using {
 			if systemColumns[asciiLower(u)] {
@@ -232,6 +254,15 @@ func (w *walker) core(c *selectCore, outer *scope) *scope {
 	if c.having != nil {
 		w.expr(c.having, sc)
 	}
+	for _, rc := range c.cols {
+		w.grow(rc.e, sc)
+	}
+	w.grow(c.where, sc)
+	for _, g := range c.groupBy {
+		w.grow(g, sc)
+	}
+	w.grow(c.having, sc)
+	w.last = w.coreOutputs(c, sc)
 	return sc
 }
 
@@ -252,21 +283,6 @@ func (s *scope) lookup(name string, outer bool) (scopeItem, bool) {
 	return scopeItem{}, false
 }
 
-// alone reports whether s has exactly one FROM item, a physical table, and
-// no enclosing scope has any: only then is an unqualified column surely
-// that table's.
-func (s *scope) alone() *verifier.Table {
-	if len(s.items) != 1 || s.items[0].table == nil {
-		return nil
-	}
-	for sc := s.parent; sc != nil; sc = sc.parent {
-		if len(sc.items) > 0 {
-			return nil
-		}
-	}
-	return s.items[0].table
-}
-
 func (w *walker) expr(e expr, sc *scope) {
 	w.descend()
 	defer func() { w.depth-- }()
@@ -276,6 +292,10 @@ func (w *walker) expr(e expr, sc *scope) {
 		if systemColumns[asciiLower(x.col)] {
 			bail(verifier.CodeSystemObject)
 		}
+		if x.schema != "" {
+			w.threePartColumn(x, sc)
+			return
+		}
 		if x.table != "" {
 			it, ok := sc.lookup(x.table, true)
 			if !ok {
@@ -283,15 +303,15 @@ func (w *walker) expr(e expr, sc *scope) {
 			}
 			if it.table != nil {
 				w.b.AddColumn(*it.table, x.col)
+			} else if _, ok := it.out.size(x.col); !ok && it.out.complete {
+				bail(verifier.CodeUnknownColumn)
 			}
 			return
 		}
 		if sc.aliases[asciiLower(x.col)] {
 			return
 		}
-		if t := sc.alone(); t != nil {
-			w.b.AddColumn(*t, x.col)
-		}
+		w.resolveColumn(x.col, sc)
 	case *unaryExpr:
 		w.expr(x.x, sc)
 	case *binaryExpr:
@@ -343,4 +363,18 @@ func (w *walker) expr(e expr, sc *scope) {
 	default:
 		bail(verifier.CodeConstructNotAllowed)
 	}
+}
+
+// threePartColumn resolves main.table.column: SQLite matches it against a
+// FROM item of schema main whose visible name (its alias, or the table
+// name) is table.
+func (w *walker) threePartColumn(x *colRef, sc *scope) {
+	if asciiLower(x.schema) != "main" {
+		bail(verifier.CodeSystemObject)
+	}
+	it, ok := sc.lookup(x.table, true)
+	if !ok || it.table == nil {
+		bail(verifier.CodeConstructNotAllowed)
+	}
+	w.b.AddColumn(*it.table, x.col)
 }

@@ -123,7 +123,7 @@ func (w *walker) walkWrite(s *writeStmt) verifier.Table {
 		switch x := e.(type) {
 		case *literal:
 		case *colRef:
-			if x.table != "" && asciiLower(x.table) != asciiLower(s.target.name) {
+			if x.schema != "" || (x.table != "" && asciiLower(x.table) != asciiLower(s.target.name)) {
 				bail(verifier.CodeWriteShapeNotAllowed)
 			}
 			col(x.col)

@@ -1,0 +1,104 @@
+package mysql
+
+import (
+	"context"
+	"testing"
+
+	"github.com/dbeast/dbeast/engines"
+	"github.com/dbeast/dbeast/verifier"
+)
+
+// TestRelationGuard plants verdicts that omit a table the statement reads
+// (a join, a subquery behind a string literal holding a backquote, a quote
+// and a backslash, a subquery under an impossible WHERE, and MariaDB's
+// nested-WITH scoping with a default database set) and checks that the
+// relation guard refuses each, while the same statements with their full
+// verdicts run. reverify is skipped so the guard is tested on its own.
+func TestRelationGuard(t *testing.T) {
+	needServer(t)
+	testHookSkipReverify = true
+	defer func() { testHookSkipReverify = false }()
+	items, counter := tbl("items"), tbl("counter")
+	cases := []struct {
+		name, sql string
+		useDB     bool // set the default database first
+		complete  []verifier.Table
+	}{
+		{"join", "SELECT `i`.`id` FROM `dbeast_myengine`.`items` AS `i` JOIN `dbeast_myengine`.`counter` AS `c` ON `c`.`id` = `i`.`id`", false,
+			[]verifier.Table{counter, items}},
+		{"after a literal", "SELECT 'a`b''c\\' AS `s` FROM `dbeast_myengine`.`items` WHERE EXISTS (SELECT 1 FROM `dbeast_myengine`.`counter`)", false,
+			[]verifier.Table{counter, items}},
+		{"impossible where", "SELECT `id` FROM `dbeast_myengine`.`items` WHERE 1 = 0 AND `id` IN (SELECT `id` FROM `dbeast_myengine`.`counter`)", false,
+			[]verifier.Table{counter, items}},
+		{"derived and semi-join", "SELECT `d`.`id` FROM (SELECT `id` FROM `dbeast_myengine`.`items`) AS `d` WHERE `d`.`id` IN (SELECT `id` FROM `dbeast_myengine`.`counter`)", false,
+			[]verifier.Table{counter, items}},
+		{"MariaDB nested WITH", "WITH `counter` AS (SELECT `id` FROM `dbeast_myengine`.`items`) SELECT `id` FROM (WITH `x` AS (SELECT `id` FROM `counter`) SELECT `id` FROM `x`) AS `d`", true,
+			nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.name == "MariaDB nested WITH" && !serverFlavor.mariadb {
+				t.Skip("MySQL 8 reads the outer CTE here")
+			}
+			e := openEngine(t)
+			if c.useDB {
+				if _, err := e.conn.ExecContext(context.Background(), "USE `"+testDB+"`"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, _, err := e.Read(context.Background(), engines.ReadRequest{Verdict: readVerdict(c.sql, nil, nil, items)})
+			wantErr(t, err, engines.CodeIneligible, ReasonRelationGuard)
+			if c.complete == nil {
+				return
+			}
+			if _, _, err := openEngine(t).Read(context.Background(), engines.ReadRequest{Verdict: readVerdict(c.sql, nil, nil, c.complete...)}); err != nil {
+				t.Errorf("with the full verdict: %v", err)
+			}
+		})
+	}
+}
+
+// TestReverifyByFlavor: without the test hook, the engine verifies the
+// statement again with its server's flavor; the nested-WITH shape the
+// standard rule accepts is refused on MariaDB before anything runs.
+func TestReverifyByFlavor(t *testing.T) {
+	needServer(t)
+	if !serverFlavor.mariadb {
+		t.Skip("the server is not MariaDB")
+	}
+	sql := "WITH `counter` AS (SELECT `id` FROM `dbeast_myengine`.`items`) SELECT `id` FROM (WITH `x` AS (SELECT `id` FROM `counter`) SELECT `id` FROM `x`) AS `d`"
+	_, _, err := openEngine(t).Read(context.Background(), engines.ReadRequest{Verdict: readVerdict(sql, nil, nil, tbl("items"))})
+	wantErr(t, err, engines.CodeIneligible, ReasonBadVerdict)
+}
+
+// TestNoteTables pins the note reader on text shaped like MariaDB's note
+// 1003: literals skipped with backslash escapes, doubled backquotes in
+// identifiers, three-part column names ignored, and an unterminated
+// literal refused.
+func TestNoteTables(t *testing.T) {
+	dbs := map[string]bool{"db": true}
+	tests := []struct {
+		note string
+		want []verifier.Table
+		ok   bool
+	}{
+		{"select `db`.`o`.`a` AS `a` from `db`.`orders` `o`", []verifier.Table{{Schema: "db", Name: "orders"}}, true},
+		{"select 'it\\'s `db`.`x`' AS `it's` from `db`.`t`", []verifier.Table{{Schema: "db", Name: "t"}}, true},
+		{"select `c`.`a` AS `a` from `c` join (`DB`.`v`) join (select 1) `d``q`", []verifier.Table{{Schema: "DB", Name: "v"}}, true},
+		{"select 'a\\\\' AS `x` from `db`.`t`", []verifier.Table{{Schema: "db", Name: "t"}}, true},
+		{"select 'a from `db`.`t`", nil, false},
+		{"select `a from db.t", nil, false},
+	}
+	for _, tt := range tests {
+		got, ok := noteTables(tt.note, dbs)
+		if ok != tt.ok || len(got) != len(tt.want) {
+			t.Errorf("%q: %v %v, want %v %v", tt.note, got, ok, tt.want, tt.ok)
+			continue
+		}
+		for i := range got {
+			if got[i] != tt.want[i] {
+				t.Errorf("%q: %v, want %v", tt.note, got, tt.want)
+			}
+		}
+	}
+}

@@ -1,0 +1,324 @@
+package mysql
+
+import (
+	"strings"
+
+	"github.com/dbeast/dbeast/verifier"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// ctes is the chain of CTE names visible at a point of the query, innermost
+// first.
+type ctes struct {
+	parent *ctes
+	name   string
+	out    *outputs // the CTE's columns, renamed by its column list
+	// hidden marks a name that is not visible here although it is in the
+	// chain: the CTE whose body is being walked and the ones after it in
+	// the same WITH. A reference to a hidden name is refused, since the
+	// servers may read it as an outer CTE or as a base table.
+	hidden bool
+}
+
+// find looks name up in the chain. It reports found when a visible CTE
+// matches exactly; a name that matches only case-insensitively (both
+// servers compare CTE names case-insensitively, the verifier requires the
+// exact spelling) or that is hidden is not found, so the caller refuses it
+// as unqualified_table.
+func (c *ctes) find(name string) (*ctes, bool) {
+	for ; c != nil; c = c.parent {
+		if strings.EqualFold(c.name, name) {
+			if c.hidden || c.name != name {
+				return nil, false
+			}
+			return c, true
+		}
+	}
+	return nil, false
+}
+
+// bodyChain returns the CTEs the body of a CTE of a WITH clause sees
+// beyond that clause's own earlier CTEs. base is the chain visible where
+// the WITH clause stands; body reports whether that query expression is
+// itself the body of a CTE.
+//
+// MySQL 8 scopes the standard way: every enclosing WITH is visible.
+// MariaDB (checked on 10.11, sql_cte.cc find_table_def_in_with_clauses)
+// searches outward from a CTE body only while the query block holding the
+// WITH clause is itself a CTE body: a WITH clause in a derived table or a
+// subquery ends the search, and an unqualified name there is a base table
+// of the default database. The unknown flavor uses MariaDB's rule: what it
+// finds, MySQL finds too (the same, innermost, CTE).
+func (w *walker) bodyChain(base *ctes, body bool) *ctes {
+	if w.flavor == verifier.FlavorMySQL || body {
+		return base
+	}
+	return nil
+}
+
+// outputs describes the columns of a derived table, CTE or set operation:
+// the names the verifier knows and an estimate of each one's expression
+// size after substitution (see verifier.MaxExpressionGrowth).
+type outputs struct {
+	names []string
+	sizes []int
+	// complete reports whether names lists every column: false when the
+	// select list has a star over a physical table or an expression
+	// without an alias (whose name is its text).
+	complete bool
+	// maxSize bounds the size of any column, listed or not.
+	maxSize int
+}
+
+// size returns the estimated size of column name and whether it is listed.
+func (o *outputs) size(name string) (int, bool) {
+	for i, n := range o.names {
+		if strings.EqualFold(n, name) {
+			return o.sizes[i], true
+		}
+	}
+	return o.maxSize, false
+}
+
+func (o *outputs) add(name string, size int) {
+	o.names = append(o.names, name)
+	o.sizes = append(o.sizes, size)
+	o.maxSize = max(o.maxSize, size)
+}
+
+// renamed returns o with its columns renamed by a CTE column list.
+func (o *outputs) renamed(cols []ast.CIStr) *outputs {
+	if o == nil || len(cols) == 0 {
+		return o
+	}
+	r := &outputs{complete: true, maxSize: o.maxSize}
+	for i, c := range cols {
+		s := o.maxSize
+		if i < len(o.sizes) && o.complete {
+			s = o.sizes[i]
+		}
+		r.add(c.O, s)
+	}
+	return r
+}
+
+// fieldsOutputs describes the select list of a query block whose FROM
+// clause is sc. It runs after the fields were walked.
+func (w *walker) fieldsOutputs(fields []*ast.SelectField, sc *scope) *outputs {
+	o := &outputs{complete: true, maxSize: 1}
+	for _, f := range fields {
+		if f.WildCard != nil {
+			for _, src := range sc.sources {
+				if q := f.WildCard.Table.O; q != "" && !strings.EqualFold(q, src.name) {
+					continue
+				}
+				if src.out == nil {
+					o.complete = false
+					continue
+				}
+				o.complete = o.complete && src.out.complete
+				o.maxSize = max(o.maxSize, src.out.maxSize)
+				for i, n := range src.out.names {
+					o.add(n, src.out.sizes[i])
+				}
+			}
+			continue
+		}
+		s := w.exprSize(f.Expr, sc)
+		switch {
+		case f.AsName.O != "":
+			o.add(f.AsName.O, s)
+		default:
+			if cn, ok := f.Expr.(*ast.ColumnNameExpr); ok {
+				o.add(cn.Name.Name.O, s)
+			} else {
+				o.complete = false
+				o.maxSize = max(o.maxSize, s)
+			}
+		}
+	}
+	return o
+}
+
+// setOutputs combines the outputs of the members of a set operation: the
+// names are the first member's, each size the largest at its position.
+func setOutputs(members []*outputs) *outputs {
+	if len(members) == 0 || members[0] == nil {
+		return &outputs{maxSize: 1}
+	}
+	first := members[0]
+	o := &outputs{complete: first.complete, maxSize: first.maxSize}
+	o.names = append(o.names, first.names...)
+	o.sizes = append(o.sizes, first.sizes...)
+	for _, m := range members[1:] {
+		if m == nil {
+			o.complete = false
+			continue
+		}
+		o.maxSize = max(o.maxSize, m.maxSize)
+		for i := range o.sizes {
+			if i < len(m.sizes) && m.complete {
+				o.sizes[i] = max(o.sizes[i], m.sizes[i])
+			} else {
+				o.sizes[i] = max(o.sizes[i], m.maxSize)
+			}
+		}
+	}
+	return o
+}
+
+// growthCap keeps size arithmetic far from overflow; any size above it is
+// refused anyway.
+const growthCap = 4 * verifier.MaxExpressionGrowth
+
+// exprSize estimates the number of nodes of e once every column of a
+// derived table or CTE it references is replaced by that column's
+// expression. A subquery counts as one node: its own expressions are
+// counted where it is walked.
+func (w *walker) exprSize(e ast.ExprNode, sc *scope) int {
+	if e == nil {
+		return 0
+	}
+	s := &sizer{w: w, sc: sc}
+	e.Accept(s)
+	return min(s.n, growthCap)
+}
+
+type sizer struct {
+	w  *walker
+	sc *scope
+	n  int
+}
+
+func (s *sizer) Enter(n ast.Node) (ast.Node, bool) {
+	if s.n > growthCap {
+		return n, true
+	}
+	switch x := n.(type) {
+	case *ast.SubqueryExpr:
+		s.n++
+		return n, true
+	case *ast.ColumnNameExpr:
+		s.n += s.w.columnSize(x.Name, s.sc)
+		return n, true
+	case *ast.ParenthesesExpr:
+		// Added by paren; not a node of the server's tree.
+		return n, false
+	}
+	s.n++
+	return n, false
+}
+
+func (s *sizer) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// columnSize is the estimated size of a column reference: 1 for a column
+// of a physical table, the output column's size for a derived table or
+// CTE. An unqualified name takes the largest size among the candidates of
+// the innermost scope that has one.
+func (w *walker) columnSize(n *ast.ColumnName, sc *scope) int {
+	if q := n.Table.O; q != "" {
+		src, ok := sc.lookup(q)
+		if !ok || src.out == nil {
+			return 1
+		}
+		s, _ := src.out.size(n.Name.O)
+		return s
+	}
+	for s := sc; s != nil; s = s.parent {
+		best, any := 0, false
+		for _, src := range s.sources {
+			if src.out == nil {
+				best, any = max(best, 1), true
+				continue
+			}
+			if sz, ok := src.out.size(n.Name.O); ok || !src.out.complete {
+				best, any = max(best, sz), true
+			}
+		}
+		if any {
+			return best
+		}
+	}
+	return 1
+}
+
+// grow adds one expression's written and substituted sizes to the query's
+// totals and refuses the query once substitution has added more than
+// verifier.MaxExpressionGrowth nodes.
+func (w *walker) grow(e ast.ExprNode, sc *scope) (int, error) {
+	if e == nil {
+		return 0, nil
+	}
+	s := w.exprSize(e, sc)
+	c := &counter{}
+	e.Accept(c)
+	w.written += c.n
+	w.substituted += s
+	if w.substituted-w.written > verifier.MaxExpressionGrowth {
+		return 0, verifier.Refuse(verifier.CodeExpressionTooLarge)
+	}
+	return s, nil
+}
+
+// counter counts the nodes of an expression as written (subqueries as
+// one).
+type counter struct{ n int }
+
+func (c *counter) Enter(n ast.Node) (ast.Node, bool) {
+	switch n.(type) {
+	case *ast.SubqueryExpr:
+		c.n++
+		return n, true
+	case *ast.ParenthesesExpr:
+		return n, false
+	}
+	c.n++
+	return n, false
+}
+
+func (c *counter) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// resolveColumn attributes an unqualified column the way the servers do:
+// the innermost query block with a FROM item that has (or may have) the
+// column wins, then the enclosing ones. The column becomes an obligation
+// of a physical table only when that table is the only candidate in every
+// scope; when an inner table and an outer one both may have it (a
+// correlated reference, TPC-H Q17's p_partkey), the server decides from
+// the real columns and no obligation is recorded. A name no scope can
+// provide (every FROM item a derived table or CTE whose columns are known
+// and lack it, and no select-list alias of that name) is refused.
+func (w *walker) resolveColumn(name string, sc *scope) error {
+	var only *verifier.Table
+	candidates := 0
+	for s := sc; s != nil; s = s.parent {
+		if s.fieldAliases[strings.ToLower(name)] {
+			candidates += 2
+		}
+		for _, src := range s.sources {
+			switch {
+			case src.table != nil:
+				candidates++
+				only = src.table
+			case src.out == nil:
+				candidates += 2
+			default:
+				if _, ok := src.out.size(name); ok {
+					// Known to have it: the server stops at this scope.
+					if candidates == 0 {
+						return nil
+					}
+					candidates += 2
+				} else if !src.out.complete {
+					candidates += 2
+				}
+			}
+		}
+	}
+	switch {
+	case candidates == 0:
+		return verifier.Refuse(verifier.CodeUnknownColumn)
+	case candidates == 1 && only != nil:
+		w.b.AddColumn(*only, name)
+	}
+	return nil
+}
