@@ -193,6 +193,7 @@ func (e *Engine) readLocked(ctx context.Context, req engines.ReadRequest, ent *p
 	for _, st := range lockStatements(lp) {
 		locks[p1.query(st)] = true
 	}
+	catalog := catalogSteps(&p1) // catalogguard.go: before anything plans; sets temp_file_limit
 	prep := p1.prepare(name, v.NormalizedSQL)
 	var afterPrepare, parts, beforeExec, explain *step
 	if guarded {
@@ -229,6 +230,9 @@ func (e *Engine) readLocked(ctx context.Context, req engines.ReadRequest, ent *p
 	if err != nil {
 		if locks[failed] {
 			return nil, nil, lockErr(ctx, err)
+		}
+		if failed == catalog {
+			return nil, nil, catalogErr(ctx, err)
 		}
 		return nil, nil, mapErr(ctx, err)
 	}
