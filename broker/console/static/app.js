@@ -1465,7 +1465,11 @@
     setInterval(function () {
       pollPending();
       ticks++;
-      if (ticks % 3 === 0 && (route === "sessions" || route === "activity" || route === "sources")) refreshPage();
+      // A re-render replaces the page's buttons: never while a destructive
+      // action waits for its confirming click, or the armed button would
+      // vanish under the person's cursor.
+      if (ticks % 3 === 0 && (route === "sessions" || route === "activity" || route === "sources") &&
+          !document.querySelector(".confirming")) refreshPage();
     }, POLL_MS);
   }
   start();
