@@ -3,7 +3,7 @@ GO ?= go
 BIN := bin/dbeast
 TEST_TIMEOUT ?= 20m
 
-.PHONY: help build demo test race vet fmt bench fuzz conformance matrix chromium tray
+.PHONY: help build demo test race vet fmt bench fuzz conformance matrix dbeast-matrix chromium tray
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -43,6 +43,9 @@ conformance: build ## long differential run against the live engines
 
 matrix: ## PostgreSQL 13-18 without Docker: contract suite + conformance slice per version (conformance/matrix/run.sh)
 	conformance/matrix/run.sh
+
+dbeast-matrix: ## build dbeast-matrix (dbeast conformance plus the testcontainers version matrix; needs Docker to run)
+	$(GO) build -o bin/dbeast-matrix ./cmd/dbeast-matrix
 
 chromium: ## install Debian's Chromium for the console browser tests
 	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
