@@ -28,10 +28,10 @@ bench: ## run the benchmarks
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 fuzz: ## run every fuzz target for FUZZTIME (default 20000x; a count, see docs/conformance.md)
-	@for p in ./verifier/postgres ./verifier/mysql ./verifier/sqlite ./fuzz; do \
+	@for p in ./verifier/postgres ./verifier/mysql ./verifier/sqlite ./conformance; do \
 	  for f in $$($(GO) test -list '^Fuzz' $$p | grep '^Fuzz'); do \
 	    echo "== $$p $$f"; \
-	    par=""; [ "$$p" = ./fuzz ] && par="-parallel 1"; \
+	    par=""; [ "$$p" = ./conformance ] && par="-parallel 1"; \
 	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $${FUZZTIME:-20000x} $$par $$p || exit 1; \
 	  done; \
 	done
