@@ -358,13 +358,12 @@ func (b *builder) selectQuery(kinds []Kind, withCTE bool) string {
 	if b.chance(2) {
 		sb.WriteString(b.sp() + b.kw("WHERE") + " " + b.pred(sc))
 	}
+	// A lone aggregate (agg without groups) needs no GROUP BY.
 	if len(groups) > 0 {
 		sb.WriteString(b.sp() + b.kw("GROUP BY") + " " + strings.Join(groups, ", "))
 		if b.chance(3) {
 			sb.WriteString(" " + b.kw("HAVING") + " " + b.kw("count") + "(*) > " + b.pick("0", "1"))
 		}
-	} else if agg {
-		// a lone aggregate needs no GROUP BY
 	}
 	return sb.String()
 }
