@@ -8,8 +8,9 @@ import (
 
 // TestDeps pins what the daemon ships: it holds database passwords and
 // agent tokens, so it links no test framework, container client or
-// browser driver, and stays under a package budget (373 packages when the
-// container matrix moved to cmd/dbeast-matrix; 502 before). zaptest is
+// browser driver, and stays under a package budget (369 packages once the
+// container matrix moved to cmd/dbeast-matrix and gopter left
+// conformance/gen; 502 before). zaptest is
 // not on the list: the TiDB parser's logger (github.com/pingcap/log
 // v1.1.0, the newest) imports it for its TestingT interface type, and
 // the "testing" rule pins that it links no test framework with it.
