@@ -10,10 +10,10 @@ import (
 // agent tokens, so it links no test framework, container client or
 // browser driver, and stays under a package budget (369 packages once the
 // container matrix moved to cmd/dbeast-matrix and gopter left
-// conformance/gen; 502 before). zaptest is
-// not on the list: the TiDB parser's logger (github.com/pingcap/log
-// v1.1.0, the newest) imports it for its TestingT interface type, and
-// the "testing" rule pins that it links no test framework with it.
+// conformance/gen; 502 before). zaptest is not on the list: the TiDB
+// parser's logger (github.com/pingcap/log v1.1.0, the newest) imports it
+// for its TestingT interface type, and the "testing" rule pins that it
+// links no test framework with it.
 func TestDeps(t *testing.T) {
 	deptest.Rules{
 		Bad: map[string]string{
