@@ -17,6 +17,7 @@ import (
 	"github.com/dbeast/dbeast/broker/store"
 	"github.com/dbeast/dbeast/engines"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -453,7 +454,7 @@ func TestRefusedSubmitKeepsKeyFree(t *testing.T) {
 	}
 
 	// Refused by the verifier, then the same key with another query.
-	key := newKey()
+	key := uuid.NewString()
 	if _, code := q(key, "select row_number() over () from main.items"); code != CodeUnsupportedSafeRead {
 		t.Fatalf("window function: %q", code)
 	}
@@ -466,7 +467,7 @@ func TestRefusedSubmitKeepsKeyFree(t *testing.T) {
 	for range MaxPendingPerSession - 1 {
 		a.query("select id from main.items")
 	}
-	key = newKey()
+	key = uuid.NewString()
 	if _, code := q(key, "select qty from main.orders"); code != CodeLimitExceeded {
 		t.Fatalf("fifth pending: %q", code)
 	}

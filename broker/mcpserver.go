@@ -13,12 +13,13 @@ import (
 const Version = "0.1.0"
 
 // newMCPServer builds the SDK server: instructions, our middleware and
-// the tools. The HTTP side is in guard.go.
+// the tools. The SDK advertises the tools capability because tools are
+// added before any client connects (the deprecated HasTools option is
+// not needed). The HTTP side is in guard.go.
 func (b *Broker) newMCPServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "dbeast", Version: Version}, &mcp.ServerOptions{
 		Instructions: Instructions,
 		Logger:       slog.New(atLeast{b.log.Handler(), slog.LevelWarn}),
-		HasTools:     true,
 	})
 	s.AddReceivingMiddleware(b.recoverMiddleware, toolErrorMiddleware)
 	b.addTools(s)

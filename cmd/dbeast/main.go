@@ -5,7 +5,9 @@
 // serve (the broker), open (open a document in the running broker),
 // demo (the broker on an embedded SQLite shop),
 // verify (the SQL verifier on the command line) and conformance (the
-// differential harness). Flags are read only here, in cmd/.
+// differential harness on servers given by DSN; the container matrix is
+// cmd/dbeast-matrix, so this binary links no container or test code, as
+// deps_test.go pins). Flags are read only here, in cmd/.
 package main
 
 import (

@@ -295,7 +295,8 @@ func castTarget(rest string) (string, bool) {
 }
 
 // skipLiteral returns the offset after a quoted literal whose body starts
-// at i: ” is a quote; in an E” literal a backslash escapes the next byte.
+// at i: two single quotes stand for one quote; in an E'...' literal a
+// backslash escapes the next byte.
 func skipLiteral(s string, i int, escapes bool) (int, bool) {
 	for i < len(s) {
 		switch s[i] {
