@@ -340,10 +340,13 @@
   // ARM_MS after it appears or moves before they take a click or a key.
   const ARM_MS = 1000;
   const GONE_MS = 1500;
-  // A statement longer than FOLD_LINES lines shows its first and last
-  // FOLD_KEEP lines, with its middle behind "Show all".
+  // A read longer than FOLD_LINES lines shows its first and last
+  // FOLD_KEEP lines, with its middle behind "Show all", and its Allow
+  // waits until the person opened it. Full SQL and writes are never
+  // folded: what they change must be read whole before they are allowed.
   const FOLD_LINES = 40;
   const FOLD_KEEP = 12;
+  const FOLDABLE = { read: true, metadata: true, document: true };
 
   const cards = new Map(); // request id -> card element of a pending request
   let pendingBusy = false;
@@ -478,6 +481,15 @@
     return m;
   }
 
+  // held reports whether decision button b of card stays off once armed:
+  // Confirm full SQL until the alias is typed, Allow (and Confirm) while
+  // part of the statement is folded away.
+  function held(card, b) {
+    const a = b.dataset.action;
+    if (card.dbeastFolded && (a === "allow" || a === "confirm-full")) return true;
+    return a === "confirm-full" && !card.dbeastTyped;
+  }
+
   // arm disables a card's decision buttons for ARM_MS.
   function arm(card) {
     const buttons = card.querySelectorAll("button[data-action]");
@@ -488,7 +500,7 @@
       card.classList.remove("arming");
       // A decision in flight keeps its buttons off; decide turns them
       // back on if it fails. Confirm full SQL waits for the alias.
-      if (!card.dbeastBusy) for (const b of buttons) b.disabled = b.dataset.action === "confirm-full" && !card.dbeastTyped;
+      if (!card.dbeastBusy) for (const b of buttons) b.disabled = held(card, b);
     }, ARM_MS);
   }
 
@@ -586,36 +598,44 @@
     // Blank runs are drawn shortened (fillStatement), so only lines with
     // text count towards folding.
     const long = lines.filter(function (l) { return l.trim() !== ""; }).length > FOLD_LINES;
+    const fold = long && !isFull && FOLDABLE[q.op_kind] === true;
     if (long) {
+      // The functions named are a partial hint read from the text:
+      // quoting and comments can hide a call from it.
       const fns = functionsOf(text);
       card.appendChild(el("div", { cls: "summary" }, [
         el("strong", { text: "Summary: " }),
         document.createTextNode(kind + (tables.length ? " · tables " : "")),
         tables.length ? dataSpan(tables.join(", ")) : null,
-        document.createTextNode(fns.length ? " · functions " : ""),
+        document.createTextNode(fns.length ? " · functions seen (partial hint, not a check: quoting or comments can hide calls) " : ""),
         fns.length ? dataSpan(fns.join(", ")) : null,
       ]));
     }
     card.appendChild(el("div", { cls: "label", text: q.op_kind === "document" ? "Document and range" : "Statement that will run" }));
     const pre = el("pre", { cls: "data stmt" });
     card.appendChild(pre);
-    if (long) {
-      // The middle is folded; the decision buttons wait until it is shown
-      // unless the person opens it ("Show all").
+    if (fold) {
+      // The middle is folded; Allow waits until the person opens it
+      // ("Show all"). Deny never waits.
+      card.dbeastFolded = true;
       const head = lines.slice(0, FOLD_KEEP).join("\n");
       const tail = lines.slice(lines.length - FOLD_KEEP).join("\n");
       fillStatement(pre, head);
-      const fold = el("button", { type: "button", cls: "fold", text: "Show all " + lines.length + " lines (" + (lines.length - 2 * FOLD_KEEP) + " folded here)" });
+      const more = el("button", { type: "button", cls: "fold", text: "Show all " + lines.length + " lines (" + (lines.length - 2 * FOLD_KEEP) + " folded here; Allow waits until you read them)" });
       const rest = el("span");
       fillStatement(rest, tail);
       pre.appendChild(document.createTextNode("\n"));
-      pre.appendChild(fold);
+      pre.appendChild(more);
       pre.appendChild(document.createTextNode("\n"));
       pre.appendChild(rest);
-      fold.addEventListener("click", function () {
+      more.addEventListener("click", function () {
         const before = screenTops();
         fillStatement(pre, text);
+        card.dbeastFolded = false;
         noteMoves(before);
+        if (!card.classList.contains("arming") && !card.dbeastBusy) {
+          for (const b of card.querySelectorAll("button[data-action]")) b.disabled = held(card, b);
+        }
       });
     } else {
       fillStatement(pre, text);
@@ -664,7 +684,7 @@
     const cancel = el("button", { type: "button", text: "Cancel", onclick: function () { box.hidden = true; input.value = ""; card.dbeastTyped = false; ok.disabled = true; } });
     input.addEventListener("input", function () {
       card.dbeastTyped = input.value === want;
-      ok.disabled = !card.dbeastTyped || card.classList.contains("arming") || !!card.dbeastBusy;
+      ok.disabled = held(card, ok) || card.classList.contains("arming") || !!card.dbeastBusy;
     });
     ok.addEventListener("click", function (ev) {
       if (ev.detail <= 1 && card.dbeastTyped && !box.hidden) decide(card, id, "allow", msg, true);
@@ -686,6 +706,10 @@
       card.dbeastTop = top;
       arm(card);
       msg.textContent = "This request just moved; read it again.";
+      return;
+    }
+    if (action === "allow" && card.dbeastFolded) {
+      msg.textContent = "Show all of the statement before allowing it.";
       return;
     }
     if (action === "allow" && card.dbeastFull && !(confirmed && card.dbeastTyped)) {
@@ -721,7 +745,7 @@
       return;
     }
     // A card that went dead meanwhile (dbeast stopped) stays off.
-    if (cards.has(id) && !card.classList.contains("arming")) for (const b of buttons) b.disabled = b.dataset.action === "confirm-full" && !card.dbeastTyped;
+    if (cards.has(id) && !card.classList.contains("arming")) for (const b of buttons) b.disabled = held(card, b);
     msg.textContent = errorText(r, action === "allow" ? "Approval failed" : "Deny failed");
   }
 
