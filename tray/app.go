@@ -148,7 +148,7 @@ func onReady(c *Client, log *slog.Logger) {
 			uiSetIcon(iconIdle)
 			uiSetTitle("!")
 			uiSetTooltip("dbeast: " + why)
-			header.SetTitle(why)
+			header.SetTitle(menuLabel(why))
 		}
 	}
 	refresh := func() {
@@ -169,7 +169,7 @@ func onReady(c *Client, log *slog.Logger) {
 		title, tip := Summary(len(reqs))
 		uiSetTitle(title)
 		uiSetTooltip(tip)
-		header.SetTitle(tip)
+		header.SetTitle(menuLabel(tip))
 		if len(reqs) > 0 {
 			uiSetIcon(iconPending)
 		} else {
@@ -210,11 +210,11 @@ func onReady(c *Client, log *slog.Logger) {
 				s.item.Hide()
 				continue
 			}
-			s.item.SetTitle(SlotTitle(r))
+			s.item.SetTitle(menuLabel(SlotTitle(r)))
 			lines := Details(r, now)
 			for k, l := range s.info {
 				if k < len(lines) {
-					l.SetTitle(lines[k])
+					l.SetTitle(menuLabel(lines[k]))
 					l.Show()
 				} else {
 					l.Hide()
