@@ -127,6 +127,24 @@ func TestSharingPicksTheExactTable(t *testing.T) {
 		}
 	})
 
+	t.Run("the session grant list quotes the table", func(t *testing.T) {
+		nc2 := e.newConnection("grant-agent")
+		ag := e.newAgent(nc2.Token, "grant agent")
+		id, st := ag.submit("query_sql", e.sourceID, `SELECT id FROM main."customers "`)
+		if st != "pending" {
+			t.Fatalf("read of main.\"customers \": %q, want pending", st)
+		}
+		if code := e.api("POST", "/api/requests/"+id+"/approve", map[string]any{"scope": "table"}, nil); code != http.StatusOK {
+			t.Fatalf("approve for the table: %d", code)
+		}
+		row := `tr[data-session-id="` + ag.id + `"]`
+		br.do("sessions page", chromedp.Click(css(`a[data-route=sessions]`), chromedp.NodeVisible),
+			chromedp.WaitVisible(css(row+` div.grant button`)))
+		if text := value(br, "grant", chromedp.TextContent(css(row+` div.grant`))); !strings.HasPrefix(text, `table on Shop: "main"."customers\u0020"`) {
+			t.Fatalf("grant shown as %q", text)
+		}
+	})
+
 	if n := br.exceptions.Load(); n != 0 {
 		t.Errorf("%d page exceptions", n)
 	}
