@@ -14,8 +14,6 @@ import (
 	"runtime"
 	"strings"
 	"time"
-
-	"fyne.io/systray"
 )
 
 // Errors of opening a document from the tray. Static.
@@ -105,7 +103,7 @@ func pickFile(ctx context.Context) (string, error) {
 // documents page has the same field. Clicks are handled one at a time on
 // the item's own goroutine; call it from the menu's onReady.
 func AddOpenDocumentItem(c *Client, log *slog.Logger) {
-	item := systray.AddMenuItem("Open document…", "Open a text file for agents to request")
+	item := uiAddMenuItem("Open document…", "Open a text file for agents to request")
 	go func() {
 		for range item.ClickedCh {
 			openDocumentClicked(c, log)
