@@ -359,6 +359,7 @@ func (e *Engine) allowedCalls(ctx context.Context, verdictFuncs []string, viewFu
 	out := make(map[string]bool, len(verdictFuncs))
 	for _, f := range verdictFuncs {
 		out[f] = true
+		out[e.serverFunction(f)] = true
 	}
 	if len(viewFuncs) == 0 {
 		return out, nil

@@ -441,7 +441,7 @@ func (e *Engine) checkFunctions(ctx context.Context, names []string) error {
 			return ineligible(engines.ReasonFunction)
 		}
 		if !syntaxFunctions[n] {
-			want = append(want, n)
+			want = append(want, e.serverFunction(n))
 		}
 	}
 	if len(want) == 0 {
