@@ -118,16 +118,11 @@ func (Driver) Validate(src engines.Source) (engines.SourceInfo, error) {
 	return engines.SourceInfo{Database: cfg.DBName, DefaultSchema: cfg.DBName}, nil
 }
 
-// Open connects for one operation.
+// Open returns an engine for one operation: an idle pooled connection of
+// the source when there is a live one (pool.go), else a new connection.
 //
-// The attempt runs under its own context derived from
-// context.Background() with setupDeadline, so a silent server cannot hold
-// it longer than that even if ctx has no deadline; the driver watches that
-// context during the handshake and closes the socket when it ends. A
-// cancelled ctx cancels the attempt too, but Open still returns only once
-// the attempt really ended (or setupDeadline plus a short grace passed),
-// so the caller's concurrency slot is held exactly as long as the attempt
-// can use the network.
+// A new connection's attempt runs under its own context derived from
+// context.Background() with setupDeadline (dial).
 func (Driver) Open(ctx context.Context, src engines.Source) (engines.Engine, error) {
 	cfg, err := parseConfig(src)
 	if err != nil {
@@ -136,6 +131,29 @@ func (Driver) Open(ctx context.Context, src engines.Source) (engines.Engine, err
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(err, nil)
 	}
+	p := poolFor(src)
+	pc := p.take(ctx)
+	if pc == nil {
+		if pc, err = dial(ctx, cfg); err != nil {
+			return nil, err
+		}
+	}
+	e := &Engine{cfg: cfg, src: src, pool: p}
+	e.attach(pc)
+	return e, nil
+}
+
+// dial makes a new connection.
+//
+// The attempt runs under its own context derived from
+// context.Background() with setupDeadline, so a silent server cannot hold
+// it longer than that even if ctx has no deadline; the driver watches that
+// context during the handshake and closes the socket when it ends. A
+// cancelled ctx cancels the attempt too, but dial still returns only once
+// the attempt really ended (or setupDeadline plus a short grace passed),
+// so the caller's concurrency slot is held exactly as long as the attempt
+// can use the network.
+func dial(ctx context.Context, cfg *gomysql.Config) (*pconn, error) {
 	// The connection has no default database: every verified read and
 	// table write names its tables as `db`.`table`, so an unqualified name
 	// can only be a CTE. Should the verifier ever take a physical table for
@@ -154,13 +172,13 @@ func (Driver) Open(ctx context.Context, src engines.Source) (engines.Engine, err
 	defer stop()
 
 	type outcome struct {
-		e   *Engine
+		pc  *pconn
 		err error
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		e, err := connect(attempt, connector, cfg, src)
-		done <- outcome{e, err}
+		pc, err := connect(attempt, connector)
+		done <- outcome{pc, err}
 	}()
 
 	var out outcome
@@ -171,8 +189,8 @@ func (Driver) Open(ctx context.Context, src engines.Source) (engines.Engine, err
 	case <-timer.C:
 		cancel()
 		go func() {
-			if o := <-done; o.e != nil {
-				_ = o.e.Close()
+			if o := <-done; o.pc != nil {
+				_ = o.pc.close()
 			}
 		}()
 		return nil, engines.NewError(engines.CodeUnavailable, engines.ReasonSetupTimeout, nil)
@@ -181,10 +199,10 @@ func (Driver) Open(ctx context.Context, src engines.Source) (engines.Engine, err
 	attemptErr := attempt.Err()
 	if out.err == nil {
 		if callerErr != nil {
-			_ = out.e.Close()
+			_ = out.pc.close()
 			return nil, ctxError(callerErr, nil)
 		}
-		return out.e, nil
+		return out.pc, nil
 	}
 	switch {
 	case callerErr != nil:
@@ -208,10 +226,10 @@ func connectError(err error) *engines.Error {
 	return engines.NewError(engines.CodeUnavailable, engines.ReasonConnect, err)
 }
 
-// connect opens the dedicated connection and detects the flavor, all under
-// the attempt context.
-func connect(ctx context.Context, connector driver.Connector, cfg *gomysql.Config, src engines.Source) (*Engine, error) {
-	db := sql.OpenDB(connector)
+// connect opens one connection and detects the flavor, all under the
+// attempt context.
+func connect(ctx context.Context, connector driver.Connector) (*pconn, error) {
+	db := sql.OpenDB(&onceConnector{c: connector})
 	db.SetMaxOpenConns(1)
 	db.SetMaxIdleConns(1)
 	conn, err := db.Conn(ctx)
@@ -219,17 +237,17 @@ func connect(ctx context.Context, connector driver.Connector, cfg *gomysql.Confi
 		_ = db.Close()
 		return nil, err
 	}
-	e := &Engine{db: db, conn: conn, cfg: cfg, src: src}
+	pc := &pconn{db: db, conn: conn}
 	var version, comment string
-	if err := conn.QueryRowContext(ctx, "SELECT VERSION(), @@version_comment, CONNECTION_ID()").Scan(&version, &comment, &e.connID); err != nil {
-		_ = e.Close()
+	if err := conn.QueryRowContext(ctx, "SELECT VERSION(), @@version_comment, CONNECTION_ID(), @@lower_case_table_names").Scan(&version, &comment, &pc.connID, &pc.lctn); err != nil {
+		_ = pc.close()
 		return nil, err
 	}
 	fl, ok := detectFlavor(version, comment)
 	if !ok {
-		_ = e.Close()
+		_ = pc.close()
 		return nil, engines.NewError(engines.CodeUnavailable, ReasonUnsupportedServer, nil)
 	}
-	e.fl = fl
-	return e, nil
+	pc.fl = fl
+	return pc, nil
 }

@@ -28,9 +28,13 @@ func (e *Engine) checkSchema(t verifier.Table) error {
 	return nil
 }
 
-// prove checks one table's eligibility and computes its identity. It reads
-// only information_schema, so it works inside the read-only transaction.
-func (e *Engine) prove(ctx context.Context, t verifier.Table) (*engines.Proof, error) {
+// proveOne checks one table's eligibility and computes its identity with
+// one prepared statement per catalog view. It is the fallback of proveAll
+// when the combined statement fails (an account without PROCESS), so that
+// the refusals keep their order (a view is refused as a view before the
+// missing PROCESS privilege is named). It reads only information_schema,
+// so it works inside the read-only transaction.
+func (e *Engine) proveOne(ctx context.Context, t verifier.Table) (*engines.Proof, error) {
 	if err := e.checkSchema(t); err != nil {
 		return nil, err
 	}
@@ -171,7 +175,8 @@ func (e *Engine) jsonColumns(ctx context.Context, q string, t verifier.Table) (m
 	return out, rows.Err()
 }
 
-// lockProbe takes and releases LOCK TABLES … READ on the tables. The
+// lockProbe takes LOCK TABLES … READ on the tables; the START TRANSACTION
+// that follows it releases them. The
 // contract makes the LOCK TABLES privilege a requirement of the read path;
 // this is where its absence becomes ReasonNoLockPrivilege.
 //
@@ -193,28 +198,47 @@ func (e *Engine) lockProbe(ctx context.Context, tables []verifier.Table) error {
 		}
 		return err
 	}
-	return e.exec(ctx, "UNLOCK TABLES")
-}
-
-// holdMetadataLocks opens each table once inside the current transaction.
-// MySQL and MariaDB keep a shared metadata lock on every table a
-// transaction has opened until it ends, so ALTER, DROP, RENAME and TRUNCATE
-// wait for the transaction (or time out) and the proven definition cannot
-// change before the read ran.
-func (e *Engine) holdMetadataLocks(ctx context.Context, tables []verifier.Table) error {
-	for _, t := range tables {
-		if err := e.exec(ctx, "SELECT 1 FROM "+qualified(t.Schema, t.Name)+" LIMIT 0"); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
-// proveAll proves each table.
-func (e *Engine) proveAll(ctx context.Context, tables []verifier.Table) ([]*engines.Proof, error) {
-	out := make([]*engines.Proof, len(tables))
+// holdMetadataLocks opens every table in one statement inside the current
+// transaction. MySQL and MariaDB keep a shared metadata lock on every
+// table a transaction has opened until it ends, so ALTER, DROP, RENAME and
+// TRUNCATE wait for the transaction (or time out) and the proven definition
+// cannot change before the read ran. LIMIT 0 runs nothing; USE INDEX ()
+// (use no index: no effect on a base table) makes the server refuse a view
+// while opening it (error 1176), before any of its code runs.
+func (e *Engine) holdMetadataLocks(ctx context.Context, tables []verifier.Table) error {
+	if len(tables) == 0 {
+		return nil
+	}
+	parts := make([]string, len(tables))
 	for i, t := range tables {
-		p, err := e.prove(ctx, t)
+		parts[i] = fmt.Sprintf("%s AS `t%d` USE INDEX ()", qualified(t.Schema, t.Name), i)
+	}
+	err := e.exec(ctx, "SELECT 1 FROM "+strings.Join(parts, ", ")+" LIMIT 0")
+	if mysqlNumber(err) == errKeyDoesNotExist {
+		return engines.NewError(engines.CodeIneligible, ReasonView, err)
+	}
+	return err
+}
+
+// proveAll proves each table, in order: one statement for all of them
+// (proofSQL), or, when that statement fails with an error that the
+// table-by-table proof would report more precisely, proveOne per table.
+func (e *Engine) proveAll(ctx context.Context, tables []verifier.Table) ([]*engines.Proof, error) {
+	for _, t := range tables {
+		if err := e.checkSchema(t); err != nil {
+			return nil, err
+		}
+	}
+	out, err := e.proveCombined(ctx, tables)
+	if err == nil || mysqlNumber(err) != errSpecificAccess {
+		return out, err
+	}
+	out = make([]*engines.Proof, len(tables))
+	for i, t := range tables {
+		p, err := e.proveOne(ctx, t)
 		if err != nil {
 			return nil, err
 		}
@@ -227,23 +251,43 @@ func (e *Engine) proveAll(ctx context.Context, tables []verifier.Table) ([]*engi
 // TRANSACTION → metadata locks → re-proof, and refuses when the identity
 // moved in between. The transaction stays open; the caller ends it.
 //
+// The first proof is skipped when every table has a cached proof (the
+// proof an earlier operation made inside its transaction): the proof made
+// after the metadata locks is complete and authoritative either way, so a
+// table that changed since it was cached is simply proven again there (a
+// pinned grant then fails on its identity, an ineligible table is
+// refused). What the first proof adds is only that nothing runs on an
+// ineligible object before that: with a cached proof, what can reach a
+// table that changed kind since is LOCK TABLES … READ (no user code runs)
+// and the metadata-lock statement, whose USE INDEX () makes the server
+// refuse a view when it opens it, before any of its code could run.
+//
 // For reads, the session is made read-only only after the LOCK TABLES
 // check (a server may treat LOCK TABLES as a write in a read-only session),
 // and before the transaction starts, so no statement of the verdict ever
-// runs in a session that could write.
+// runs in a session that could write. START TRANSACTION itself releases
+// the table locks (UNLOCK TABLES is implied).
 func (e *Engine) stableProofs(ctx context.Context, tables []verifier.Table, read bool) ([]*engines.Proof, error) {
-	first, err := e.proveAll(ctx, tables)
-	if err != nil {
-		return nil, err
+	var first []*engines.Proof
+	for _, t := range tables {
+		if e.pool.cachedProof(t) == nil {
+			var err error
+			if first, err = e.proveAll(ctx, tables); err != nil {
+				e.forget(tables)
+				return nil, err
+			}
+			break
+		}
 	}
 	begin := "START TRANSACTION READ WRITE"
 	if read {
 		if len(tables) > 0 {
 			if err := e.lockProbe(ctx, tables); err != nil {
+				e.forget(tables)
 				return nil, err
 			}
 		}
-		if err := e.exec(ctx, "SET SESSION TRANSACTION READ ONLY"); err != nil {
+		if err := e.exec(ctx, e.fl.readOnlySQL()); err != nil {
 			return nil, err
 		}
 		begin = "START TRANSACTION READ ONLY"
@@ -252,18 +296,31 @@ func (e *Engine) stableProofs(ctx context.Context, tables []verifier.Table, read
 		return nil, err
 	}
 	if err := e.holdMetadataLocks(ctx, tables); err != nil {
+		e.forget(tables)
 		return nil, err
 	}
 	second, err := e.proveAll(ctx, tables)
 	if err != nil {
+		e.forget(tables)
 		return nil, err
 	}
 	for i := range first {
 		if first[i].Identity != second[i].Identity {
+			e.forget(tables)
 			return nil, engines.NewError(engines.CodeIdentityChanged, ReasonUnstable, nil)
 		}
 	}
+	for _, p := range second {
+		e.pool.storeProof(p)
+	}
 	return second, nil
+}
+
+// forget drops the tables' cached proofs.
+func (e *Engine) forget(tables []verifier.Table) {
+	for _, t := range tables {
+		e.pool.forgetProof(t)
+	}
 }
 
 // checkColumns checks the verifier's column obligations: every column
