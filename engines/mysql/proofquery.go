@@ -36,7 +36,7 @@ func lit(s string) string {
 	return "_utf8mb4 X'" + hex.EncodeToString([]byte(s)) + "'"
 }
 
-// txt converts a catalog value to utf8mb4 text (” for NULL).
+// txt converts a catalog value to utf8mb4 text (empty for NULL).
 func txt(expr string) string { return "COALESCE(CONVERT(" + expr + " USING utf8mb4), '')" }
 
 // proofSQL is the combined proof statement of tables. Its rows are
