@@ -195,6 +195,10 @@ func (e *Engine) lockProbe(ctx context.Context, tables []verifier.Table) error {
 		switch mysqlNumber(err) {
 		case errDBAccessDenied, errTableAccessDenied, errSpecificAccess:
 			return engines.NewError(engines.CodeDenied, ReasonNoLockPrivilege, err)
+		case errNoSuchTable:
+			// Only with a cached proof (else the proof found it first):
+			// the table was dropped since.
+			return engines.NewError(engines.CodeIneligible, engines.ReasonNotFound, err)
 		}
 		return err
 	}
