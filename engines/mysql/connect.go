@@ -134,7 +134,8 @@ func (f flavor) sessionSQL(kind sessionKind, d time.Duration) string {
 	case sessionWrite, sessionFull:
 		set = append(set, "SESSION "+isolation+" = DEFAULT", "SESSION "+readOnly+" = 0")
 	}
-	set = append(set, "autocommit = 1")
+	// SHOW CREATE TABLE (a proof's fingerprint) quotes every identifier.
+	set = append(set, "SESSION sql_quote_show_create = 1", "autocommit = 1")
 	return "SET " + strings.Join(set, ", ")
 }
 

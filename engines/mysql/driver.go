@@ -20,7 +20,7 @@
 // obligations → the verdict's SQL → ROLLBACK. LOCK TABLES itself cannot be
 // held for the read: it makes every alias, self-join and repeated use of a
 // locked table fail (error 1100), and it implicitly commits any open
-// transaction. See lockProbe and holdMetadataLocks.
+// transaction. See lockProbe and lockAndIdentify.
 //
 // Values arrive through the text protocol (statements are sent without
 // placeholders), so DECIMAL, BIGINT UNSIGNED, DATETIME(6) and JSON are

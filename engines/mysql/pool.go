@@ -80,7 +80,7 @@ type pool struct {
 	mu     sync.Mutex
 	idle   []*pconn // most recently used last
 	timer  *time.Timer
-	proofs map[verifier.Table]*engines.Proof
+	proofs map[verifier.Table]*cachedEntry
 }
 
 var (
@@ -95,7 +95,7 @@ func poolFor(src engines.Source) *pool {
 	defer poolsMu.Unlock()
 	p := pools[src.DSN]
 	if p == nil {
-		p = &pool{proofs: map[verifier.Table]*engines.Proof{}}
+		p = &pool{proofs: map[verifier.Table]*cachedEntry{}}
 		pools[src.DSN] = p
 	}
 	return p
@@ -195,22 +195,23 @@ func (p *pool) drain() {
 	}
 }
 
-// cachedProof returns the proof last established for t, or nil.
-func (p *pool) cachedProof(t verifier.Table) *engines.Proof {
+// cachedProof returns the proof last established for t and its
+// fingerprint, or nil.
+func (p *pool) cachedProof(t verifier.Table) *cachedEntry {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.proofs[t]
 }
 
-// storeProof remembers the proof a read or describe established inside
-// its transaction.
-func (p *pool) storeProof(pr *engines.Proof) {
+// storeProof remembers the proof an operation established inside its
+// transaction, with the fingerprint taken in the same transaction.
+func (p *pool) storeProof(pr *engines.Proof, fp string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.proofs) >= proofCacheMax {
-		p.proofs = map[verifier.Table]*engines.Proof{}
+		p.proofs = map[verifier.Table]*cachedEntry{}
 	}
-	p.proofs[pr.Table] = pr
+	p.proofs[pr.Table] = &cachedEntry{proof: pr, fp: fp}
 }
 
 // forgetProof drops t from the cache (its proof failed).

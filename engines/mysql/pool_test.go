@@ -201,6 +201,7 @@ func TestCachedProofRevalidated(t *testing.T) {
 		reason engines.Reason
 	}
 	reproven := outcome{}
+	same := outcome{code: "same"}
 	cases := []struct {
 		name   string
 		change []string
@@ -211,9 +212,13 @@ func TestCachedProofRevalidated(t *testing.T) {
 		{"modify column type", []string{"ALTER TABLE %s MODIFY a BIGINT"}, reproven},
 		{"nullability", []string{"ALTER TABLE %s MODIFY a INT NOT NULL"}, reproven},
 		{"rename column", []string{"ALTER TABLE %s CHANGE a a2 INT"}, reproven},
+		// Instant on both servers: the InnoDB dictionary row stays, only
+		// the definition (SHOW CREATE TABLE, COLUMN_TYPE) changes.
+		{"enum value added", []string{"ALTER TABLE %s MODIFY e ENUM('a', 'b', 'c')"}, reproven},
+		{"column default (no proof input)", []string{"ALTER TABLE %s ALTER a SET DEFAULT 7"}, same},
 		{"collation", []string{"ALTER TABLE %s MODIFY s VARCHAR(20) COLLATE utf8mb4_bin"}, reproven},
 		{"rebuild", []string{"ALTER TABLE %s FORCE"}, reproven},
-		{"drop and recreate", []string{"DROP TABLE %s", "CREATE TABLE %s (id INT PRIMARY KEY, a INT, s VARCHAR(20)) ENGINE=InnoDB"}, reproven},
+		{"drop and recreate", []string{"DROP TABLE %s", "CREATE TABLE %s (id INT PRIMARY KEY, a INT, s VARCHAR(20), e ENUM('a', 'b')) ENGINE=InnoDB"}, reproven},
 		{"generated column", []string{"ALTER TABLE %s ADD COLUMN g INT AS (a + 1) VIRTUAL"},
 			outcome{engines.CodeIneligible, ReasonGeneratedColumn}},
 		{"stored generated column", []string{"ALTER TABLE %s ADD COLUMN g INT AS (a + 1) STORED"},
@@ -224,7 +229,7 @@ func TestCachedProofRevalidated(t *testing.T) {
 		{"replaced by a view", []string{"DROP TABLE %s", "CREATE VIEW %s AS SELECT 1 AS id, 2 AS a"},
 			outcome{engines.CodeIneligible, ReasonView}},
 		{"dropped", []string{"DROP TABLE %s"}, outcome{engines.CodeIneligible, engines.ReasonNotFound}},
-		{"too many columns", []string{"ALTER TABLE %s " + addColumns(62)},
+		{"too many columns", []string{"ALTER TABLE %s " + addColumns(61)},
 			outcome{engines.CodeIneligible, engines.ReasonTooManyColumns}},
 	}
 	if serverFlavor.mariadb {
@@ -241,8 +246,8 @@ func TestCachedProofRevalidated(t *testing.T) {
 			q := "dbeast_myengine." + name
 			adminExec(t, "DROP VIEW IF EXISTS "+q)
 			adminExec(t, "DROP TABLE IF EXISTS "+q)
-			adminExec(t, "CREATE TABLE "+q+" (id INT PRIMARY KEY, a INT, s VARCHAR(20)) ENGINE=InnoDB")
-			adminExec(t, "INSERT INTO "+q+" VALUES (1, 1, 'x')")
+			adminExec(t, "CREATE TABLE "+q+" (id INT PRIMARY KEY, a INT, s VARCHAR(20), e ENUM('a', 'b')) ENGINE=InnoDB")
+			adminExec(t, "INSERT INTO "+q+" VALUES (1, 1, 'x', 'a')")
 			t.Cleanup(func() {
 				adminExec(t, "DROP VIEW IF EXISTS "+q)
 				adminExec(t, "DROP TABLE IF EXISTS "+q)
@@ -254,13 +259,19 @@ func TestCachedProofRevalidated(t *testing.T) {
 				t.Fatal(err)
 			}
 			first := proofs[0].Identity
-			if p := poolFor(src).cachedProof(tbl(name)); p == nil || p.Identity != first {
+			if p := poolFor(src).cachedProof(tbl(name)); p == nil || p.proof.Identity != first {
 				t.Fatal("the read's proof was not cached")
 			}
 			for _, s := range c.change {
 				adminExec(t, strings.ReplaceAll(s, "%s", q))
 			}
 			_, proofs, err = openSource(t, src).Read(context.Background(), engines.ReadRequest{Verdict: v})
+			if c.want == same {
+				if err != nil || proofs[0].Identity != first {
+					t.Fatalf("read after a change outside the proof: %v", err)
+				}
+				return
+			}
 			if c.want != reproven {
 				wantErr(t, err, c.want.code, c.want.reason)
 				if p := poolFor(src).cachedProof(tbl(name)); p != nil {
@@ -298,4 +309,43 @@ func sortedModes(m string) string {
 	parts := strings.Split(m, ",")
 	sort.Strings(parts)
 	return strings.Join(parts, ",")
+}
+
+// TestCachedReadHoldsMetadataLocks is TestReadHoldsMetadataLocks on a read
+// whose proof is cached (revalidated, not proven again): ALTER TABLE from
+// another connection still times out on the read's metadata lock.
+func TestCachedReadHoldsMetadataLocks(t *testing.T) {
+	needServer(t)
+	src := sourceFor(t, "", "", nil)
+	v := readVerdict("SELECT `id` FROM `dbeast_myengine`.`items` AS `x`", map[string][]string{"dbeast_myengine.items": {"id"}}, nil, tbl("items"))
+	if _, _, err := openSource(t, src).Read(context.Background(), engines.ReadRequest{Verdict: v}); err != nil {
+		t.Fatal(err)
+	}
+	if poolFor(src).cachedProof(tbl("items")) == nil {
+		t.Fatal("not cached")
+	}
+	var alterErr error
+	testHookBeforeQuery = func() {
+		conn, err := admin.Conn(context.Background())
+		if err != nil {
+			alterErr = err
+			return
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(context.Background(), "SET SESSION lock_wait_timeout = 1"); err != nil {
+			alterErr = err
+			return
+		}
+		_, alterErr = conn.ExecContext(context.Background(), "ALTER TABLE dbeast_myengine.items ADD COLUMN held INT")
+	}
+	defer func() { testHookBeforeQuery = nil }()
+	if _, _, err := openSource(t, src).Read(context.Background(), engines.ReadRequest{Verdict: v}); err != nil {
+		t.Fatal(err)
+	}
+	if mysqlNumber(alterErr) != errLockWaitTimeout {
+		if alterErr == nil {
+			adminExec(t, "ALTER TABLE dbeast_myengine.items DROP COLUMN held")
+		}
+		t.Fatalf("ALTER during the read: %v, want lock wait timeout", alterErr)
+	}
 }

@@ -185,7 +185,7 @@ func (e *Engine) jsonColumns(ctx context.Context, q string, t verifier.Table) (m
 // (ER_TABLE_NOT_LOCKED, 1100, for `FROM t AS x`, self-joins and subqueries
 // on the same table), and the engine cannot know the verified query's
 // aliases. The read is stabilised instead by the metadata locks of its
-// transaction (see holdMetadataLocks).
+// transaction (see lockAndIdentify).
 func (e *Engine) lockProbe(ctx context.Context, tables []verifier.Table) error {
 	parts := make([]string, len(tables))
 	for i, t := range tables {
@@ -203,28 +203,6 @@ func (e *Engine) lockProbe(ctx context.Context, tables []verifier.Table) error {
 		return err
 	}
 	return nil
-}
-
-// holdMetadataLocks opens every table in one statement inside the current
-// transaction. MySQL and MariaDB keep a shared metadata lock on every
-// table a transaction has opened until it ends, so ALTER, DROP, RENAME and
-// TRUNCATE wait for the transaction (or time out) and the proven definition
-// cannot change before the read ran. LIMIT 0 runs nothing; USE INDEX ()
-// (use no index: no effect on a base table) makes the server refuse a view
-// while opening it (error 1176), before any of its code runs.
-func (e *Engine) holdMetadataLocks(ctx context.Context, tables []verifier.Table) error {
-	if len(tables) == 0 {
-		return nil
-	}
-	parts := make([]string, len(tables))
-	for i, t := range tables {
-		parts[i] = fmt.Sprintf("%s AS `t%d` USE INDEX ()", qualified(t.Schema, t.Name), i)
-	}
-	err := e.exec(ctx, "SELECT 1 FROM "+strings.Join(parts, ", ")+" LIMIT 0")
-	if mysqlNumber(err) == errKeyDoesNotExist {
-		return engines.NewError(engines.CodeIneligible, ReasonView, err)
-	}
-	return err
 }
 
 // proveAll proves each table, in order: one statement for all of them
@@ -255,16 +233,15 @@ func (e *Engine) proveAll(ctx context.Context, tables []verifier.Table) ([]*engi
 // TRANSACTION → metadata locks → re-proof, and refuses when the identity
 // moved in between. The transaction stays open; the caller ends it.
 //
-// The first proof is skipped when every table has a cached proof (the
-// proof an earlier operation made inside its transaction): the proof made
-// after the metadata locks is complete and authoritative either way, so a
-// table that changed since it was cached is simply proven again there (a
-// pinned grant then fails on its identity, an ineligible table is
-// refused). What the first proof adds is only that nothing runs on an
-// ineligible object before that: with a cached proof, what can reach a
-// table that changed kind since is LOCK TABLES … READ (no user code runs)
-// and the metadata-lock statement, whose USE INDEX () makes the server
-// refuse a view when it opens it, before any of its code could run.
+// With a cached proof for every table (revalidate.go), the proof before
+// the transaction is skipped, and the re-proof is the cached proofs when
+// every table's fingerprint, taken after the metadata locks, is unchanged;
+// otherwise the full proof runs there and is cached. What the proof
+// before the transaction adds is only that nothing runs on an ineligible
+// object: with a cached proof, what can reach a table that changed kind
+// since is LOCK TABLES … READ (no user code runs) and the metadata-lock
+// statement, whose USE INDEX () makes the server refuse a view when it
+// opens it, before any of its code could run.
 //
 // For reads, the session is made read-only only after the LOCK TABLES
 // check (a server may treat LOCK TABLES as a write in a read-only session),
@@ -272,14 +249,16 @@ func (e *Engine) proveAll(ctx context.Context, tables []verifier.Table) ([]*engi
 // runs in a session that could write. START TRANSACTION itself releases
 // the table locks (UNLOCK TABLES is implied).
 func (e *Engine) stableProofs(ctx context.Context, tables []verifier.Table, read bool) ([]*engines.Proof, error) {
+	cached := make([]*cachedEntry, len(tables))
 	var first []*engines.Proof
-	for _, t := range tables {
-		if e.pool.cachedProof(t) == nil {
+	for i, t := range tables {
+		if cached[i] = e.pool.cachedProof(t); cached[i] == nil {
 			var err error
 			if first, err = e.proveAll(ctx, tables); err != nil {
 				e.forget(tables)
 				return nil, err
 			}
+			cached = nil
 			break
 		}
 	}
@@ -299,9 +278,30 @@ func (e *Engine) stableProofs(ctx context.Context, tables []verifier.Table, read
 	if err := e.exec(ctx, begin); err != nil {
 		return nil, err
 	}
-	if err := e.holdMetadataLocks(ctx, tables); err != nil {
+	ids, err := e.lockAndIdentify(ctx, tables)
+	if err != nil {
 		e.forget(tables)
 		return nil, err
+	}
+	fps, err := e.fingerprints(ctx, tables, ids)
+	if err != nil {
+		return nil, err
+	}
+	if cached != nil {
+		hit := true
+		for i := range tables {
+			if fps[i] == "" || fps[i] != cached[i].fp {
+				hit = false
+				break
+			}
+		}
+		if hit {
+			out := make([]*engines.Proof, len(tables))
+			for i := range cached {
+				out[i] = cached[i].proof
+			}
+			return out, nil
+		}
 	}
 	second, err := e.proveAll(ctx, tables)
 	if err != nil {
@@ -314,8 +314,12 @@ func (e *Engine) stableProofs(ctx context.Context, tables []verifier.Table, read
 			return nil, engines.NewError(engines.CodeIdentityChanged, ReasonUnstable, nil)
 		}
 	}
-	for _, p := range second {
-		e.pool.storeProof(p)
+	for i, p := range second {
+		if fps[i] != "" {
+			e.pool.storeProof(p, fps[i])
+		} else {
+			e.pool.forgetProof(p.Table)
+		}
 	}
 	return second, nil
 }

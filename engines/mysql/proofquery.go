@@ -13,7 +13,7 @@ import (
 )
 
 // errKeyDoesNotExist is ER_KEY_DOES_NOT_EXITS (1176): an index hint on a
-// view (holdMetadataLocks).
+// view (lockAndIdentify).
 const errKeyDoesNotExist = 1176
 
 // The combined proof reads, in one statement and one round trip, every
