@@ -2,8 +2,12 @@
 // later, built on github.com/go-sql-driver/mysql.
 //
 // A source is a go-sql-driver DSN (user:password@tcp(host:port)/database);
-// the database it names is the only one a read may touch. Each Engine owns
-// one dedicated connection, opened for one operation.
+// the database it names is the only one a read may touch. Each Engine is
+// one connection used for one operation: an idle connection of the
+// source's small pool when a live one is there, else a new one; Close
+// returns it to the pool only after an operation that succeeded and left
+// no session state, and full SQL always runs on a new connection of its
+// own (pool.go).
 //
 // Reads run only on proven tables: non-partitioned InnoDB base tables of the
 // configured database, without generated columns, with at most 64 columns.
@@ -12,15 +16,20 @@
 // privilege is a refusal naming it, never a weaker check. Every difference
 // between MySQL and MariaDB lives in flavor.go.
 //
-// A read runs: session settings (sql_mode, utf8mb4, time limits) → proof →
-// LOCK TABLES … READ / UNLOCK TABLES (the privilege check) → SET SESSION
-// TRANSACTION READ ONLY → START TRANSACTION READ ONLY → one
-// SELECT … LIMIT 0 per table, whose metadata locks the transaction keeps
-// until it ends → re-proof (identity unchanged) → pins → column
-// obligations → the verdict's SQL → ROLLBACK. LOCK TABLES itself cannot be
-// held for the read: it makes every alias, self-join and repeated use of a
-// locked table fail (error 1100), and it implicitly commits any open
-// transaction. See lockProbe and lockAndIdentify.
+// A read runs, one round trip each: session settings (one SET: sql_mode,
+// utf8mb4, time limits, isolation; on MariaDB read-only too) → proof (one
+// statement, proofquery.go; skipped when cached) → LOCK TABLES … READ (the
+// privilege check) → (MySQL: SET SESSION … READ ONLY) → START TRANSACTION
+// READ ONLY, which releases the table locks → one statement whose
+// metadata locks the transaction keeps until it ends and which reads the
+// InnoDB identity → SHOW CREATE TABLE per table → re-proof (the cached
+// proof when the fingerprint is unchanged, revalidate.go; else the full
+// proof, identity unchanged) → pins → column obligations → the relation
+// guard (EXPLAIN, SHOW WARNINGS) → the verdict's SQL → ROLLBACK. A warm
+// point read is 9 round trips on MariaDB (TestRoundTrips). LOCK TABLES
+// itself cannot be held for the read: it makes every alias, self-join and
+// repeated use of a locked table fail (error 1100), and it implicitly
+// commits any open transaction. See lockProbe and lockAndIdentify.
 //
 // Values arrive through the text protocol (statements are sent without
 // placeholders), so DECIMAL, BIGINT UNSIGNED, DATETIME(6) and JSON are

@@ -243,10 +243,10 @@ func (e *Engine) proveAll(ctx context.Context, tables []verifier.Table) ([]*engi
 // statement, whose USE INDEX () makes the server refuse a view when it
 // opens it, before any of its code could run.
 //
-// For reads, the session is made read-only only after the LOCK TABLES
-// check (a server may treat LOCK TABLES as a write in a read-only session),
-// and before the transaction starts, so no statement of the verdict ever
-// runs in a session that could write. START TRANSACTION itself releases
+// For reads, the session is read-only before the transaction starts, so
+// no statement of the verdict ever runs in a session that could write: on
+// MariaDB from the operation's first statement, on MySQL only after the
+// LOCK TABLES check (lockInReadOnly). START TRANSACTION itself releases
 // the table locks (UNLOCK TABLES is implied).
 func (e *Engine) stableProofs(ctx context.Context, tables []verifier.Table, read bool) ([]*engines.Proof, error) {
 	cached := make([]*cachedEntry, len(tables))
@@ -270,8 +270,10 @@ func (e *Engine) stableProofs(ctx context.Context, tables []verifier.Table, read
 				return nil, err
 			}
 		}
-		if err := e.exec(ctx, e.fl.readOnlySQL()); err != nil {
-			return nil, err
+		if !e.fl.lockInReadOnly() {
+			if err := e.exec(ctx, e.fl.readOnlySQL()); err != nil {
+				return nil, err
+			}
 		}
 		begin = "START TRANSACTION READ ONLY"
 	}

@@ -135,10 +135,11 @@ func (e *Engine) reverify(v *verifier.Verdict) error {
 }
 
 // Read runs a verified read: session settings (strict sql_mode, time
-// limits), proof of every table, the LOCK TABLES privilege check, SET
-// SESSION TRANSACTION READ ONLY, START TRANSACTION READ ONLY, metadata
-// locks, re-proof, pins, column obligations, then the verdict's
-// NormalizedSQL through the text protocol, and ROLLBACK.
+// limits), proof of every table (or its cached proof), the LOCK TABLES
+// privilege check, a read-only session, START TRANSACTION READ ONLY,
+// metadata locks, re-proof or revalidation, pins, column obligations, the
+// relation guard, then the verdict's NormalizedSQL through the text
+// protocol, and ROLLBACK. Only then is the connection clean (end).
 func (e *Engine) Read(ctx context.Context, r engines.ReadRequest) (*engines.Result, []engines.Proof, error) {
 	v := r.Verdict
 	if err := e.checkReadVerdict(v); err != nil {
