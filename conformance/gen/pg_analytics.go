@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/dbeast/dbeast/verifier"
-	"github.com/leanovate/gopter"
 )
 
 // The analytics generator (issue 16) draws PostgreSQL reads from the
@@ -174,14 +173,14 @@ func AnalyticsQuery(r *rand.Rand, schema string, f Family) string {
 	return (&analytics{r: r, schema: schema}).query(f)
 }
 
-// Analytics is the gopter generator of analytics reads for dialect d (all
-// families in turn), or nil for a dialect whose safe mode has none.
-func Analytics(d verifier.Dialect, schema string) gopter.Gen {
+// Analytics is the generator of analytics reads for dialect d (a family
+// drawn per case), or nil for a dialect whose safe mode has none.
+func Analytics(d verifier.Dialect, schema string) Gen {
 	if d != verifier.Postgres {
 		return nil
 	}
-	return func(p *gopter.GenParameters) *gopter.GenResult {
-		f := Families[p.Rng.Intn(len(Families))]
-		return gopter.NewGenResult(AnalyticsQuery(p.Rng, schema, f), gopter.NoShrinker)
+	return func(r *rand.Rand) string {
+		f := Families[r.Intn(len(Families))]
+		return AnalyticsQuery(r, schema, f)
 	}
 }
