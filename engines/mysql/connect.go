@@ -136,11 +136,18 @@ func (f flavor) sessionSQL(kind sessionKind, d time.Duration) string {
 			// READ ONLY is set by stableProofs, after the LOCK TABLES check.
 			set = append(set, "SESSION "+readOnly+" = 0")
 		}
-	case sessionWrite, sessionFull:
+	case sessionWrite:
 		set = append(set, "SESSION "+isolation+" = DEFAULT", "SESSION "+readOnly+" = 0")
+	case sessionFull:
+		// A new connection: only what full SQL always had.
+		set = append(set, "SESSION "+readOnly+" = 0")
 	}
-	// SHOW CREATE TABLE (a proof's fingerprint) quotes every identifier.
-	set = append(set, "SESSION sql_quote_show_create = 1", "autocommit = 1")
+	if kind != sessionFull {
+		// SHOW CREATE TABLE (a proof's fingerprint) quotes every
+		// identifier.
+		set = append(set, "SESSION sql_quote_show_create = 1")
+	}
+	set = append(set, "autocommit = 1")
 	return "SET " + strings.Join(set, ", ")
 }
 

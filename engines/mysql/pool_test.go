@@ -349,3 +349,49 @@ func TestCachedReadHoldsMetadataLocks(t *testing.T) {
 		t.Fatalf("ALTER during the read: %v, want lock wait timeout", alterErr)
 	}
 }
+
+// TestCaseTwinIdentity proves two tables whose names differ only in case
+// (possible with lower_case_table_names = 0): the InnoDB dictionary
+// compares names without case, and each proof must take its own table's
+// row, not refuse on the twin's or take it.
+func TestCaseTwinIdentity(t *testing.T) {
+	needServer(t)
+	var lctn int
+	if err := admin.QueryRow("SELECT @@lower_case_table_names").Scan(&lctn); err != nil {
+		t.Fatal(err)
+	}
+	if lctn != 0 {
+		t.Skip("the server folds table names")
+	}
+	adminExec(t, "DROP TABLE IF EXISTS dbeast_myengine.twin, dbeast_myengine.Twin")
+	adminExec(t, "CREATE TABLE dbeast_myengine.twin (id INT) ENGINE=InnoDB")
+	adminExec(t, "CREATE TABLE dbeast_myengine.Twin (id INT) ENGINE=InnoDB")
+	t.Cleanup(func() { adminExec(t, "DROP TABLE IF EXISTS dbeast_myengine.twin, dbeast_myengine.Twin") })
+	src := sourceFor(t, "", "", nil)
+	ids := map[string]string{}
+	for _, name := range []string{"twin", "Twin"} {
+		for round := 0; round < 2; round++ { // the full proof, then the cached one
+			p, err := openSource(t, src).Describe(context.Background(), tbl(name))
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if prev, ok := ids[name]; ok && prev != p.Identity {
+				t.Fatalf("%s: identity moved between two describes", name)
+			}
+			ids[name] = p.Identity
+		}
+	}
+	if ids["twin"] == ids["Twin"] {
+		t.Fatal("the twins have the same identity")
+	}
+	adminExec(t, "DROP TABLE dbeast_myengine.Twin")
+	adminExec(t, "CREATE TABLE dbeast_myengine.Twin (id INT) ENGINE=InnoDB")
+	p, err := openSource(t, src).Describe(context.Background(), tbl("twin"))
+	if err != nil || p.Identity != ids["twin"] {
+		t.Fatalf("twin after its twin was recreated: %v, same identity %v", err, p != nil && p.Identity == ids["twin"])
+	}
+	p, err = openSource(t, src).Describe(context.Background(), tbl("Twin"))
+	if err != nil || p.Identity == ids["Twin"] {
+		t.Fatalf("Twin after it was recreated: %v, same identity %v", err, p != nil && p.Identity == ids["Twin"])
+	}
+}

@@ -300,7 +300,9 @@ func (e *Engine) stableProofs(ctx context.Context, tables []verifier.Table, read
 		if hit {
 			out := make([]*engines.Proof, len(tables))
 			for i := range cached {
-				out[i] = cached[i].proof
+				p := *cached[i].proof
+				p.Columns = append([]engines.Column(nil), p.Columns...)
+				out[i] = &p
 			}
 			return out, nil
 		}

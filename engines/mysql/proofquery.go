@@ -72,7 +72,7 @@ func (f flavor) proofSQL(tables []verifier.Table) string {
 				lit(t.Schema)+" AND TABLE_NAME = "+lit(t.Name))
 		}
 		if iname, ok := innodbName(t.Schema, t.Name); ok {
-			row(i, "I", "0", []string{"TABLE_ID", "N_COLS", "SPACE", "FLAG"}, f.identityTable()+" WHERE NAME = "+lit(iname))
+			row(i, "I", "0", []string{"TABLE_ID", "N_COLS", "SPACE", "FLAG", "NAME"}, f.identityTable()+" WHERE NAME = "+lit(iname))
 		}
 	}
 	// The session's default database, which none of the engine's own
@@ -132,6 +132,11 @@ func (e *Engine) proveCombined(ctx context.Context, tables []verifier.Table) ([]
 		case "J":
 			c.checks = append(c.checks, v[0])
 		case "I":
+			if iname, _ := innodbName(tables[idx].Schema, tables[idx].Name); v[4] != iname {
+				// NAME compares without case: a table whose name
+				// differs only in case is another table.
+				continue
+			}
 			if c.identity != nil {
 				return nil, engines.NewError(engines.CodeIneligible, ReasonIdentityMissing, nil)
 			}
