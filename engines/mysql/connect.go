@@ -20,20 +20,32 @@ import (
 // mismatch could change what a verified statement means).
 const sqlMode = mysqlverifier.SQLMode
 
-// Engine is one dedicated connection to a MySQL or MariaDB source. It runs
-// one operation at a time; after an operation was cancelled the connection
-// is gone and later calls fail. The zero value is not usable; Driver.Open
-// returns Engines.
+// Engine is one connection to a MySQL or MariaDB source, used for one
+// operation: a pooled connection of the source (pool.go) or a new one. It
+// runs one operation at a time; after an operation was cancelled the
+// connection is gone and later calls fail. The zero value is not usable;
+// Driver.Open returns Engines.
 type Engine struct {
-	db     *sql.DB // pool of exactly this one connection
-	conn   *sql.Conn
-	cfg    *gomysql.Config // private copy, also used for the KILL connection
-	src    engines.Source
-	fl     flavor
-	connID uint64 // server thread id, for KILL
+	cfg  *gomysql.Config // private copy, also used for the KILL connection
+	src  engines.Source
+	pool *pool
 
 	mu     sync.Mutex // serialises operations
-	broken bool       // set once a cancellation killed the connection
+	pc     *pconn     // nil once closed
+	conn   *sql.Conn  // pc.conn
+	fl     flavor
+	connID uint64 // server thread id, for KILL
+	broken bool   // set once a cancellation killed the connection
+	// clean is cleared when an operation starts and set again when it
+	// succeeded and left no session state behind; Close then returns the
+	// connection to the pool.
+	clean bool
+	// tainted is set once the connection ran something that may leave
+	// session state (full SQL, a table write, a default database): it is
+	// never returned to the pool.
+	tainted bool
+	// used is set once an operation ran on the current connection.
+	used bool
 
 	closeOnce sync.Once
 	closeErr  error
@@ -41,17 +53,39 @@ type Engine struct {
 
 var _ engines.Engine = (*Engine)(nil)
 
-// Close ends the connection and returns once it is closed.
+// attach makes pc the engine's connection. Needs e.mu or exclusive use.
+func (e *Engine) attach(pc *pconn) {
+	e.pc, e.conn, e.fl, e.connID = pc, pc.conn, pc.fl, pc.connID
+	// Nothing ran on it yet: a pooled connection is as clean as it was
+	// returned, a new one has no state at all.
+	e.clean, e.used = true, false
+}
+
+// release hands the current connection back to the pool when the last
+// operation left it clean, else closes it. Needs e.mu.
+func (e *Engine) release() error {
+	pc := e.pc
+	if pc == nil {
+		return nil
+	}
+	e.pc, e.conn = nil, nil
+	if e.clean && !e.broken && !e.tainted {
+		e.pool.put(pc)
+		return nil
+	}
+	if err := pc.close(); err != nil {
+		return engines.NewError(engines.CodeFailed, ReasonConnectionLost, err)
+	}
+	return nil
+}
+
+// Close ends the engine and returns once its connection is back in the
+// pool (clean) or really closed.
 func (e *Engine) Close() error {
 	e.closeOnce.Do(func() {
 		e.mu.Lock()
 		defer e.mu.Unlock()
-		if e.conn != nil {
-			_ = e.conn.Close()
-		}
-		if err := e.db.Close(); err != nil {
-			e.closeErr = engines.NewError(engines.CodeFailed, ReasonConnectionLost, err)
-		}
+		e.closeErr = e.release()
 	})
 	return e.closeErr
 }
@@ -66,36 +100,111 @@ const (
 	sessionFull                     // full SQL: the account's own sql_mode, read-write
 )
 
-// setup applies the session settings for one operation. The time limits
-// are the operation context's remaining time, so the server stops waiting
-// for locks and stops statements on its own before the client gives up.
-func (e *Engine) setup(ctx context.Context, kind sessionKind) error {
-	stmts := []string{"SET NAMES utf8mb4"}
-	if kind == sessionRead || kind == sessionWrite {
-		stmts = append(stmts, "SET SESSION sql_mode = '"+sqlMode+"'")
+// sessionSQL is the one SET statement of an operation of at most d: every
+// setting the operation relies on, so that it also puts back whatever an
+// earlier operation on a pooled connection changed. The time limits are
+// the operation's remaining time, so the server stops waiting for locks
+// and stops statements on its own before the client gives up.
+func (f flavor) sessionSQL(kind sessionKind, d time.Duration) string {
+	secs := int((d + time.Second - 1) / time.Second)
+	if secs < 1 {
+		secs = 1
 	}
+	set := []string{"NAMES utf8mb4"}
+	if kind == sessionRead || kind == sessionWrite {
+		set = append(set, "SESSION sql_mode = '"+sqlMode+"'")
+	}
+	isolation, readOnly := "transaction_isolation", "transaction_read_only"
+	if f.mariadb {
+		// Seconds, a double; applies to every statement.
+		set = append(set, fmt.Sprintf("SESSION max_statement_time = %d", secs))
+		// MariaDB before 11.1 knows only the older names.
+		isolation, readOnly = "tx_isolation", "tx_read_only"
+	} else {
+		// Milliseconds; MySQL applies it to read-only SELECT statements only.
+		set = append(set, fmt.Sprintf("SESSION max_execution_time = %d", secs*1000))
+	}
+	set = append(set,
+		fmt.Sprintf("SESSION lock_wait_timeout = %d", secs),
+		fmt.Sprintf("SESSION innodb_lock_wait_timeout = %d", secs))
+	switch kind {
+	case sessionRead:
+		set = append(set, "SESSION "+isolation+" = 'REPEATABLE-READ'")
+		if f.lockInReadOnly() {
+			set = append(set, "SESSION "+readOnly+" = 1")
+		} else {
+			// READ ONLY is set by stableProofs, after the LOCK TABLES check.
+			set = append(set, "SESSION "+readOnly+" = 0")
+		}
+	case sessionWrite:
+		set = append(set, "SESSION "+isolation+" = DEFAULT", "SESSION "+readOnly+" = 0")
+	case sessionFull:
+		// A new connection: only what full SQL always had.
+		set = append(set, "SESSION "+readOnly+" = 0")
+	}
+	if kind != sessionFull {
+		// SHOW CREATE TABLE (a proof's fingerprint) quotes every
+		// identifier.
+		set = append(set, "SESSION sql_quote_show_create = 1")
+	}
+	set = append(set, "autocommit = 1")
+	return "SET " + strings.Join(set, ", ")
+}
+
+// setup applies the session settings for one operation in one round trip.
+// Full SQL, the person's text, may name tables without their database; it
+// alone runs with the configured default database (a second statement, on
+// its own fresh connection).
+func (e *Engine) setup(ctx context.Context, kind sessionKind) error {
 	left := operationDeadline
 	if dl, ok := ctx.Deadline(); ok {
 		left = time.Until(dl)
 	}
-	stmts = append(stmts, e.fl.timeoutSQL(left)...)
-	switch kind {
-	case sessionRead:
-		// READ ONLY is set by stableProofs, after the LOCK TABLES check.
-		stmts = append(stmts, "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-	case sessionWrite:
-		stmts = append(stmts, "SET SESSION TRANSACTION READ WRITE")
-	case sessionFull:
-		// Full SQL is the person's text and may name tables without their
-		// database; it alone runs with the configured default database.
-		stmts = append(stmts, "SET SESSION TRANSACTION READ WRITE", "USE "+quoteIdent(e.cfg.DBName))
+	if err := e.exec(ctx, e.fl.sessionSQL(kind, left)); err != nil {
+		return err
 	}
-	stmts = append(stmts, "SET autocommit = 1")
-	for _, s := range stmts {
-		if _, err := e.conn.ExecContext(ctx, s); err != nil {
-			return err
-		}
+	if kind == sessionFull {
+		e.tainted = true
+		return e.exec(ctx, "USE "+quoteIdent(e.cfg.DBName))
 	}
+	return nil
+}
+
+// lockInReadOnly reports whether LOCK TABLES … READ runs in a read-only
+// session, so that a read's session is read-only from its first
+// statement. MariaDB allows it (10.11 here: TestRefusals and
+// TestPrivilegeRefusals pass through it, and a server that refused it
+// would fail the read, never widen it). MySQL 8 has not been checked
+// live, so it keeps the order that cannot depend on it: LOCK TABLES in a
+// read-write session, then SET SESSION … READ ONLY.
+func (f flavor) lockInReadOnly() bool { return f.mariadb }
+
+// readOnlySQL makes the session's next transactions read-only.
+func (f flavor) readOnlySQL() string {
+	if f.mariadb {
+		return "SET SESSION tx_read_only = 1"
+	}
+	return "SET SESSION transaction_read_only = 1"
+}
+
+// fresh replaces a connection that came from the pool (or already served
+// an operation) by a new one: full SQL runs on a connection of its own,
+// closed after its one statement. Needs e.mu.
+func (e *Engine) fresh(ctx context.Context) error {
+	if e.pc == nil || e.broken {
+		return engines.NewError(engines.CodeFailed, ReasonConnectionLost, nil)
+	}
+	if e.pc.uses == 0 && !e.used {
+		return nil
+	}
+	if err := e.release(); err != nil {
+		return err
+	}
+	pc, err := dial(ctx, e.cfg)
+	if err != nil {
+		return err
+	}
+	e.attach(pc)
 	return nil
 }
 
@@ -115,9 +224,11 @@ func (e *Engine) run(ctx context.Context, sent *bool, f func(ctx context.Context
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.broken {
+	if e.broken || e.pc == nil {
 		return engines.NewError(engines.CodeFailed, ReasonConnectionLost, nil)
 	}
+	e.clean = false
+	e.used = true
 	opCtx, cancel := context.WithTimeout(ctx, operationDeadline)
 	defer cancel()
 	killed := make(chan struct{})

@@ -2,8 +2,12 @@
 // later, built on github.com/go-sql-driver/mysql.
 //
 // A source is a go-sql-driver DSN (user:password@tcp(host:port)/database);
-// the database it names is the only one a read may touch. Each Engine owns
-// one dedicated connection, opened for one operation.
+// the database it names is the only one a read may touch. Each Engine is
+// one connection used for one operation: an idle connection of the
+// source's small pool when a live one is there, else a new one; Close
+// returns it to the pool only after an operation that succeeded and left
+// no session state, and full SQL always runs on a new connection of its
+// own (pool.go).
 //
 // Reads run only on proven tables: non-partitioned InnoDB base tables of the
 // configured database, without generated columns, with at most 64 columns.
@@ -12,15 +16,20 @@
 // privilege is a refusal naming it, never a weaker check. Every difference
 // between MySQL and MariaDB lives in flavor.go.
 //
-// A read runs: session settings (sql_mode, utf8mb4, time limits) → proof →
-// LOCK TABLES … READ / UNLOCK TABLES (the privilege check) → SET SESSION
-// TRANSACTION READ ONLY → START TRANSACTION READ ONLY → one
-// SELECT … LIMIT 0 per table, whose metadata locks the transaction keeps
-// until it ends → re-proof (identity unchanged) → pins → column
-// obligations → the verdict's SQL → ROLLBACK. LOCK TABLES itself cannot be
-// held for the read: it makes every alias, self-join and repeated use of a
-// locked table fail (error 1100), and it implicitly commits any open
-// transaction. See lockProbe and holdMetadataLocks.
+// A read runs, one round trip each: session settings (one SET: sql_mode,
+// utf8mb4, time limits, isolation; on MariaDB read-only too) → proof (one
+// statement, proofquery.go; skipped when cached) → LOCK TABLES … READ (the
+// privilege check) → (MySQL: SET SESSION … READ ONLY) → START TRANSACTION
+// READ ONLY, which releases the table locks → one statement whose
+// metadata locks the transaction keeps until it ends and which reads the
+// InnoDB identity → SHOW CREATE TABLE per table → re-proof (the cached
+// proof when the fingerprint is unchanged, revalidate.go; else the full
+// proof, identity unchanged) → pins → column obligations → the relation
+// guard (EXPLAIN, SHOW WARNINGS) → the verdict's SQL → ROLLBACK. A warm
+// point read is 9 round trips on MariaDB (TestRoundTrips). LOCK TABLES
+// itself cannot be held for the read: it makes every alias, self-join and
+// repeated use of a locked table fail (error 1100), and it implicitly
+// commits any open transaction. See lockProbe and lockAndIdentify.
 //
 // Values arrive through the text protocol (statements are sent without
 // placeholders), so DECIMAL, BIGINT UNSIGNED, DATETIME(6) and JSON are
@@ -118,16 +127,11 @@ func (Driver) Validate(src engines.Source) (engines.SourceInfo, error) {
 	return engines.SourceInfo{Database: cfg.DBName, DefaultSchema: cfg.DBName}, nil
 }
 
-// Open connects for one operation.
+// Open returns an engine for one operation: an idle pooled connection of
+// the source when there is a live one (pool.go), else a new connection.
 //
-// The attempt runs under its own context derived from
-// context.Background() with setupDeadline, so a silent server cannot hold
-// it longer than that even if ctx has no deadline; the driver watches that
-// context during the handshake and closes the socket when it ends. A
-// cancelled ctx cancels the attempt too, but Open still returns only once
-// the attempt really ended (or setupDeadline plus a short grace passed),
-// so the caller's concurrency slot is held exactly as long as the attempt
-// can use the network.
+// A new connection's attempt runs under its own context derived from
+// context.Background() with setupDeadline (dial).
 func (Driver) Open(ctx context.Context, src engines.Source) (engines.Engine, error) {
 	cfg, err := parseConfig(src)
 	if err != nil {
@@ -136,6 +140,29 @@ func (Driver) Open(ctx context.Context, src engines.Source) (engines.Engine, err
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(err, nil)
 	}
+	p := poolFor(src)
+	pc := p.take(ctx)
+	if pc == nil {
+		if pc, err = dial(ctx, cfg); err != nil {
+			return nil, err
+		}
+	}
+	e := &Engine{cfg: cfg, src: src, pool: p}
+	e.attach(pc)
+	return e, nil
+}
+
+// dial makes a new connection.
+//
+// The attempt runs under its own context derived from
+// context.Background() with setupDeadline, so a silent server cannot hold
+// it longer than that even if ctx has no deadline; the driver watches that
+// context during the handshake and closes the socket when it ends. A
+// cancelled ctx cancels the attempt too, but dial still returns only once
+// the attempt really ended (or setupDeadline plus a short grace passed),
+// so the caller's concurrency slot is held exactly as long as the attempt
+// can use the network.
+func dial(ctx context.Context, cfg *gomysql.Config) (*pconn, error) {
 	// The connection has no default database: every verified read and
 	// table write names its tables as `db`.`table`, so an unqualified name
 	// can only be a CTE. Should the verifier ever take a physical table for
@@ -154,13 +181,13 @@ func (Driver) Open(ctx context.Context, src engines.Source) (engines.Engine, err
 	defer stop()
 
 	type outcome struct {
-		e   *Engine
+		pc  *pconn
 		err error
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		e, err := connect(attempt, connector, cfg, src)
-		done <- outcome{e, err}
+		pc, err := connect(attempt, connector)
+		done <- outcome{pc, err}
 	}()
 
 	var out outcome
@@ -171,8 +198,8 @@ func (Driver) Open(ctx context.Context, src engines.Source) (engines.Engine, err
 	case <-timer.C:
 		cancel()
 		go func() {
-			if o := <-done; o.e != nil {
-				_ = o.e.Close()
+			if o := <-done; o.pc != nil {
+				_ = o.pc.close()
 			}
 		}()
 		return nil, engines.NewError(engines.CodeUnavailable, engines.ReasonSetupTimeout, nil)
@@ -181,10 +208,10 @@ func (Driver) Open(ctx context.Context, src engines.Source) (engines.Engine, err
 	attemptErr := attempt.Err()
 	if out.err == nil {
 		if callerErr != nil {
-			_ = out.e.Close()
+			_ = out.pc.close()
 			return nil, ctxError(callerErr, nil)
 		}
-		return out.e, nil
+		return out.pc, nil
 	}
 	switch {
 	case callerErr != nil:
@@ -208,10 +235,10 @@ func connectError(err error) *engines.Error {
 	return engines.NewError(engines.CodeUnavailable, engines.ReasonConnect, err)
 }
 
-// connect opens the dedicated connection and detects the flavor, all under
-// the attempt context.
-func connect(ctx context.Context, connector driver.Connector, cfg *gomysql.Config, src engines.Source) (*Engine, error) {
-	db := sql.OpenDB(connector)
+// connect opens one connection and detects the flavor, all under the
+// attempt context.
+func connect(ctx context.Context, connector driver.Connector) (*pconn, error) {
+	db := sql.OpenDB(&onceConnector{c: connector})
 	db.SetMaxOpenConns(1)
 	db.SetMaxIdleConns(1)
 	conn, err := db.Conn(ctx)
@@ -219,17 +246,17 @@ func connect(ctx context.Context, connector driver.Connector, cfg *gomysql.Confi
 		_ = db.Close()
 		return nil, err
 	}
-	e := &Engine{db: db, conn: conn, cfg: cfg, src: src}
+	pc := &pconn{db: db, conn: conn}
 	var version, comment string
-	if err := conn.QueryRowContext(ctx, "SELECT VERSION(), @@version_comment, CONNECTION_ID()").Scan(&version, &comment, &e.connID); err != nil {
-		_ = e.Close()
+	if err := conn.QueryRowContext(ctx, "SELECT VERSION(), @@version_comment, CONNECTION_ID(), @@lower_case_table_names").Scan(&version, &comment, &pc.connID, &pc.lctn); err != nil {
+		_ = pc.close()
 		return nil, err
 	}
 	fl, ok := detectFlavor(version, comment)
 	if !ok {
-		_ = e.Close()
+		_ = pc.close()
 		return nil, engines.NewError(engines.CodeUnavailable, ReasonUnsupportedServer, nil)
 	}
-	e.fl = fl
-	return e, nil
+	pc.fl = fl
+	return pc, nil
 }

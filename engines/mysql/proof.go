@@ -28,9 +28,13 @@ func (e *Engine) checkSchema(t verifier.Table) error {
 	return nil
 }
 
-// prove checks one table's eligibility and computes its identity. It reads
-// only information_schema, so it works inside the read-only transaction.
-func (e *Engine) prove(ctx context.Context, t verifier.Table) (*engines.Proof, error) {
+// proveOne checks one table's eligibility and computes its identity with
+// one prepared statement per catalog view. It is the fallback of proveAll
+// when the combined statement fails (an account without PROCESS), so that
+// the refusals keep their order (a view is refused as a view before the
+// missing PROCESS privilege is named). It reads only information_schema,
+// so it works inside the read-only transaction.
+func (e *Engine) proveOne(ctx context.Context, t verifier.Table) (*engines.Proof, error) {
 	if err := e.checkSchema(t); err != nil {
 		return nil, err
 	}
@@ -171,7 +175,8 @@ func (e *Engine) jsonColumns(ctx context.Context, q string, t verifier.Table) (m
 	return out, rows.Err()
 }
 
-// lockProbe takes and releases LOCK TABLES … READ on the tables. The
+// lockProbe takes LOCK TABLES … READ on the tables; the START TRANSACTION
+// that follows it releases them. The
 // contract makes the LOCK TABLES privilege a requirement of the read path;
 // this is where its absence becomes ReasonNoLockPrivilege.
 //
@@ -180,7 +185,7 @@ func (e *Engine) jsonColumns(ctx context.Context, q string, t verifier.Table) (m
 // (ER_TABLE_NOT_LOCKED, 1100, for `FROM t AS x`, self-joins and subqueries
 // on the same table), and the engine cannot know the verified query's
 // aliases. The read is stabilised instead by the metadata locks of its
-// transaction (see holdMetadataLocks).
+// transaction (see lockAndIdentify).
 func (e *Engine) lockProbe(ctx context.Context, tables []verifier.Table) error {
 	parts := make([]string, len(tables))
 	for i, t := range tables {
@@ -190,31 +195,32 @@ func (e *Engine) lockProbe(ctx context.Context, tables []verifier.Table) error {
 		switch mysqlNumber(err) {
 		case errDBAccessDenied, errTableAccessDenied, errSpecificAccess:
 			return engines.NewError(engines.CodeDenied, ReasonNoLockPrivilege, err)
+		case errNoSuchTable:
+			// Only with a cached proof (else the proof found it first):
+			// the table was dropped since.
+			return engines.NewError(engines.CodeIneligible, engines.ReasonNotFound, err)
 		}
 		return err
-	}
-	return e.exec(ctx, "UNLOCK TABLES")
-}
-
-// holdMetadataLocks opens each table once inside the current transaction.
-// MySQL and MariaDB keep a shared metadata lock on every table a
-// transaction has opened until it ends, so ALTER, DROP, RENAME and TRUNCATE
-// wait for the transaction (or time out) and the proven definition cannot
-// change before the read ran.
-func (e *Engine) holdMetadataLocks(ctx context.Context, tables []verifier.Table) error {
-	for _, t := range tables {
-		if err := e.exec(ctx, "SELECT 1 FROM "+qualified(t.Schema, t.Name)+" LIMIT 0"); err != nil {
-			return err
-		}
 	}
 	return nil
 }
 
-// proveAll proves each table.
+// proveAll proves each table, in order: one statement for all of them
+// (proofSQL), or, when that statement fails with an error that the
+// table-by-table proof would report more precisely, proveOne per table.
 func (e *Engine) proveAll(ctx context.Context, tables []verifier.Table) ([]*engines.Proof, error) {
-	out := make([]*engines.Proof, len(tables))
+	for _, t := range tables {
+		if err := e.checkSchema(t); err != nil {
+			return nil, err
+		}
+	}
+	out, err := e.proveCombined(ctx, tables)
+	if err == nil || mysqlNumber(err) != errSpecificAccess {
+		return out, err
+	}
+	out = make([]*engines.Proof, len(tables))
 	for i, t := range tables {
-		p, err := e.prove(ctx, t)
+		p, err := e.proveOne(ctx, t)
 		if err != nil {
 			return nil, err
 		}
@@ -227,43 +233,106 @@ func (e *Engine) proveAll(ctx context.Context, tables []verifier.Table) ([]*engi
 // TRANSACTION → metadata locks → re-proof, and refuses when the identity
 // moved in between. The transaction stays open; the caller ends it.
 //
-// For reads, the session is made read-only only after the LOCK TABLES
-// check (a server may treat LOCK TABLES as a write in a read-only session),
-// and before the transaction starts, so no statement of the verdict ever
-// runs in a session that could write.
+// With a cached proof for every table (revalidate.go), the proof before
+// the transaction is skipped, and the re-proof is the cached proofs when
+// every table's fingerprint, taken after the metadata locks, is unchanged;
+// otherwise the full proof runs there and is cached. What the proof
+// before the transaction adds is only that nothing runs on an ineligible
+// object: with a cached proof, what can reach a table that changed kind
+// since is LOCK TABLES … READ (no user code runs) and the metadata-lock
+// statement, whose USE INDEX () makes the server refuse a view when it
+// opens it, before any of its code could run.
+//
+// For reads, the session is read-only before the transaction starts, so
+// no statement of the verdict ever runs in a session that could write: on
+// MariaDB from the operation's first statement, on MySQL only after the
+// LOCK TABLES check (lockInReadOnly). START TRANSACTION itself releases
+// the table locks (UNLOCK TABLES is implied).
 func (e *Engine) stableProofs(ctx context.Context, tables []verifier.Table, read bool) ([]*engines.Proof, error) {
-	first, err := e.proveAll(ctx, tables)
-	if err != nil {
-		return nil, err
+	cached := make([]*cachedEntry, len(tables))
+	var first []*engines.Proof
+	for i, t := range tables {
+		if cached[i] = e.pool.cachedProof(t); cached[i] == nil {
+			var err error
+			if first, err = e.proveAll(ctx, tables); err != nil {
+				e.forget(tables)
+				return nil, err
+			}
+			cached = nil
+			break
+		}
 	}
 	begin := "START TRANSACTION READ WRITE"
 	if read {
 		if len(tables) > 0 {
 			if err := e.lockProbe(ctx, tables); err != nil {
+				e.forget(tables)
 				return nil, err
 			}
 		}
-		if err := e.exec(ctx, "SET SESSION TRANSACTION READ ONLY"); err != nil {
-			return nil, err
+		if !e.fl.lockInReadOnly() {
+			if err := e.exec(ctx, e.fl.readOnlySQL()); err != nil {
+				return nil, err
+			}
 		}
 		begin = "START TRANSACTION READ ONLY"
 	}
 	if err := e.exec(ctx, begin); err != nil {
 		return nil, err
 	}
-	if err := e.holdMetadataLocks(ctx, tables); err != nil {
+	ids, err := e.lockAndIdentify(ctx, tables)
+	if err != nil {
+		e.forget(tables)
 		return nil, err
+	}
+	fps, err := e.fingerprints(ctx, tables, ids)
+	if err != nil {
+		return nil, err
+	}
+	if cached != nil {
+		hit := true
+		for i := range tables {
+			if fps[i] == "" || fps[i] != cached[i].fp {
+				hit = false
+				break
+			}
+		}
+		if hit {
+			out := make([]*engines.Proof, len(tables))
+			for i := range cached {
+				p := *cached[i].proof
+				p.Columns = append([]engines.Column(nil), p.Columns...)
+				out[i] = &p
+			}
+			return out, nil
+		}
 	}
 	second, err := e.proveAll(ctx, tables)
 	if err != nil {
+		e.forget(tables)
 		return nil, err
 	}
 	for i := range first {
 		if first[i].Identity != second[i].Identity {
+			e.forget(tables)
 			return nil, engines.NewError(engines.CodeIdentityChanged, ReasonUnstable, nil)
 		}
 	}
+	for i, p := range second {
+		if fps[i] != "" {
+			e.pool.storeProof(p, fps[i])
+		} else {
+			e.pool.forgetProof(p.Table)
+		}
+	}
 	return second, nil
+}
+
+// forget drops the tables' cached proofs.
+func (e *Engine) forget(tables []verifier.Table) {
+	for _, t := range tables {
+		e.pool.forgetProof(t)
+	}
 }
 
 // checkColumns checks the verifier's column obligations: every column

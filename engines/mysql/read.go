@@ -23,8 +23,7 @@ func (e *Engine) ListTables(ctx context.Context) ([]engines.TableEntry, error) {
 		}
 		rows, err := e.conn.QueryContext(ctx,
 			"SELECT TABLE_NAME, TABLE_TYPE FROM information_schema.TABLES "+
-				"WHERE TABLE_SCHEMA = ? AND TABLE_TYPE IN ('BASE TABLE', 'VIEW')",
-			e.cfg.DBName)
+				"WHERE TABLE_SCHEMA = "+lit(e.cfg.DBName)+" AND TABLE_TYPE IN ('BASE TABLE', 'VIEW')")
 		if err != nil {
 			return err
 		}
@@ -43,7 +42,11 @@ func (e *Engine) ListTables(ctx context.Context) ([]engines.TableEntry, error) {
 				Kind:  kind,
 			})
 		}
-		return rows.Err()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		e.clean = true
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -68,12 +71,21 @@ func (e *Engine) Describe(ctx context.Context, t verifier.Table) (*engines.Proof
 			return err
 		}
 		proof = proofs[0]
-		return e.exec(ctx, "ROLLBACK")
+		return e.end(ctx)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return proof, nil
+}
+
+// end rolls the read's transaction back; the connection is then clean.
+func (e *Engine) end(ctx context.Context) error {
+	if err := e.exec(ctx, "ROLLBACK"); err != nil {
+		return err
+	}
+	e.clean = true
+	return nil
 }
 
 // checkReadVerdict refuses anything but a verified MySQL read before the
@@ -123,10 +135,11 @@ func (e *Engine) reverify(v *verifier.Verdict) error {
 }
 
 // Read runs a verified read: session settings (strict sql_mode, time
-// limits), proof of every table, the LOCK TABLES privilege check, SET
-// SESSION TRANSACTION READ ONLY, START TRANSACTION READ ONLY, metadata
-// locks, re-proof, pins, column obligations, then the verdict's
-// NormalizedSQL through the text protocol, and ROLLBACK.
+// limits), proof of every table (or its cached proof), the LOCK TABLES
+// privilege check, a read-only session, START TRANSACTION READ ONLY,
+// metadata locks, re-proof or revalidation, pins, column obligations, the
+// relation guard, then the verdict's NormalizedSQL through the text
+// protocol, and ROLLBACK. Only then is the connection clean (end).
 func (e *Engine) Read(ctx context.Context, r engines.ReadRequest) (*engines.Result, []engines.Proof, error) {
 	v := r.Verdict
 	if err := e.checkReadVerdict(v); err != nil {
@@ -152,7 +165,7 @@ func (e *Engine) Read(ctx context.Context, r engines.ReadRequest) (*engines.Resu
 		if err := checkColumns(v, ps); err != nil {
 			return err
 		}
-		if err := guardRelations(ctx, e.conn, e.fl, v.NormalizedSQL, v.Tables); err != nil {
+		if err := guardRelations(ctx, e.conn, e.fl, e.pc.lctn, v.NormalizedSQL, v.Tables); err != nil {
 			return err
 		}
 		if testHookBeforeQuery != nil {
@@ -169,7 +182,7 @@ func (e *Engine) Read(ctx context.Context, r engines.ReadRequest) (*engines.Resu
 		for _, p := range ps {
 			proofs = append(proofs, *p)
 		}
-		return e.exec(ctx, "ROLLBACK")
+		return e.end(ctx)
 	})
 	if err != nil {
 		return nil, nil, err

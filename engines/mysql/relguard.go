@@ -30,8 +30,8 @@ import (
 //
 // The note is printed after optimization. MariaDB would evaluate a cheap
 // constant subquery (EXISTS (SELECT 1 FROM x)) while optimizing the
-// EXPLAIN and print only its value, so the guard first sets
-// expensive_subquery_limit to 0: every subquery is then too expensive to
+// EXPLAIN and print only its value, so the guard's EXPLAIN runs with
+// expensive_subquery_limit 0: every subquery is then too expensive to
 // evaluate early and stays in the note (TestRelationGuard "after a
 // literal" fails without it).
 //
@@ -48,10 +48,13 @@ import (
 // MariaDB 10.11 in TestRelationGuardNote; MySQL 8's String::print is the
 // same code); an unterminated literal or identifier refuses the read.
 
-// explainSQL is the statement that makes the server print note 1003.
+// explainSQL is the statement that makes the server print note 1003. On
+// MariaDB it carries the expensive_subquery_limit setting for itself only
+// (SET STATEMENT … FOR), so the session keeps its own and no second round
+// trip puts it back.
 func (f flavor) explainSQL(stmt string) string {
 	if f.mariadb {
-		return "EXPLAIN EXTENDED " + stmt
+		return "SET STATEMENT expensive_subquery_limit = 0 FOR EXPLAIN EXTENDED " + stmt
 	}
 	return "EXPLAIN " + stmt
 }
@@ -60,17 +63,21 @@ func (f flavor) explainSQL(stmt string) string {
 const noteExpanded = 1003
 
 // guardRelations refuses the read unless every table the server resolves
-// stmt to is in allowed. conn is inside the read's transaction.
-func guardRelations(ctx context.Context, conn *sql.Conn, fl flavor, stmt string, allowed []verifier.Table) error {
-	if fl.mariadb {
-		// MariaDB evaluates cheap constant subqueries while optimizing,
-		// EXPLAIN included, and prints only their value ("where 1"): with
-		// no subquery cheap enough, each stays in the note, unevaluated.
-		if _, err := conn.ExecContext(ctx, "SET SESSION expensive_subquery_limit = 0"); err != nil {
-			return err
-		}
-		defer conn.ExecContext(context.WithoutCancel(ctx), "SET SESSION expensive_subquery_limit = DEFAULT")
-	}
+// stmt to is in allowed. conn is inside the read's transaction; lctn is
+// the server's lower_case_table_names (read when the connection was made:
+// it cannot change while the server runs).
+//
+// It takes two round trips (EXPLAIN, SHOW WARNINGS) and a third only when
+// the note names a two-part name that is not an allowed table: then the
+// visible databases decide whether it is a table (refused) or an alias's
+// column. A name that is an allowed table passes whatever the databases
+// are, so skipping the listing when every name is allowed decides exactly
+// as listing them would.
+func guardRelations(ctx context.Context, conn *sql.Conn, fl flavor, lctn int, stmt string, allowed []verifier.Table) error {
+	// MariaDB evaluates cheap constant subqueries while optimizing,
+	// EXPLAIN included, and prints only their value ("where 1"): with no
+	// subquery cheap enough (explainSQL), each stays in the note,
+	// unevaluated.
 	rows, err := conn.QueryContext(ctx, fl.explainSQL(stmt))
 	if err != nil {
 		return err
@@ -88,16 +95,8 @@ func guardRelations(ctx context.Context, conn *sql.Conn, fl flavor, stmt string,
 	if err != nil {
 		return err
 	}
-	dbs, err := visibleDatabases(ctx, conn)
-	if err != nil {
-		return err
-	}
 	// With lower_case_table_names set the server folds table names (and
 	// prints them folded); compare folded then.
-	var lctn int
-	if err := conn.QueryRowContext(ctx, "SELECT @@lower_case_table_names").Scan(&lctn); err != nil {
-		return err
-	}
 	fold := func(t verifier.Table) verifier.Table {
 		if lctn != 0 {
 			t.Schema, t.Name = strings.ToLower(t.Schema), strings.ToLower(t.Name)
@@ -108,10 +107,25 @@ func guardRelations(ctx context.Context, conn *sql.Conn, fl flavor, stmt string,
 	for _, t := range allowed {
 		ok[fold(t)] = true
 	}
-	tables, readable := noteTables(note, dbs)
+	names, readable := dottedNames(note)
 	if !readable {
 		return engines.NewError(engines.CodeIneligible, ReasonRelationGuard, nil)
 	}
+	allAllowed := true
+	for _, name := range names {
+		if len(name) == 2 && !ok[fold(verifier.Table{Schema: name[0], Name: name[1]})] {
+			allAllowed = false
+			break
+		}
+	}
+	if allAllowed {
+		return nil
+	}
+	dbs, err := visibleDatabases(ctx, conn)
+	if err != nil {
+		return err
+	}
+	tables, _ := noteTables(note, dbs)
 	for _, t := range tables {
 		if !ok[fold(t)] {
 			return engines.NewError(engines.CodeIneligible, ReasonRelationGuard, nil)

@@ -47,6 +47,9 @@ func (e *Engine) Write(ctx context.Context, v *verifier.Verdict, lim engines.Lim
 	b := engines.NewResultBuilder([]string{}, lim)
 	sent := false
 	err := e.run(ctx, &sent, func(ctx context.Context) error {
+		// Triggers and foreign key actions may leave session state (user
+		// variables, temporary tables): the connection is closed after.
+		e.tainted = true
 		if err := e.setup(ctx, sessionWrite); err != nil {
 			return err
 		}
@@ -95,9 +98,17 @@ func (e *Engine) Exec(ctx context.Context, query string, lim engines.Limits) (*e
 	if strings.TrimSpace(query) == "" {
 		return nil, engines.NewError(engines.CodeIneligible, ReasonBadVerdict, nil)
 	}
+	// Full SQL runs on a new connection of its own, closed after its one
+	// statement (setup marks it tainted), never on a pooled one.
+	e.mu.Lock()
+	err := e.fresh(ctx)
+	e.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
 	var res *engines.Result
 	sent := false
-	err := e.run(ctx, &sent, func(ctx context.Context) error {
+	err = e.run(ctx, &sent, func(ctx context.Context) error {
 		if err := e.setup(ctx, sessionFull); err != nil {
 			return err
 		}

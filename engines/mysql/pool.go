@@ -1,0 +1,247 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/dbeast/dbeast/engines"
+	"github.com/dbeast/dbeast/verifier"
+)
+
+// The pool keeps a few broker-owned connections per source open between
+// operations, so a verified read does not pay for a new connection, its
+// handshake and its session settings each time. It lives inside the engine:
+// the broker still opens an Engine per operation and closes it after, and
+// Close decides whether the connection goes back or is really closed.
+//
+// A connection goes back to the pool only after an operation that ended
+// cleanly and can leave no session state: a verified read, a describe or a
+// listing that succeeded (its transaction was rolled back, LOCK TABLES was
+// released by START TRANSACTION, and it ran only the engine's own
+// statements and one verified SELECT, which can set no variable, create no
+// temporary table and change no default database). Everything else closes
+// it: an error of any kind, a cancellation (the engine KILLed the server
+// thread), a table write (a trigger may set user variables or create a
+// temporary table), full SQL (which always runs on a fresh connection of
+// its own), or a connection a test or a caller touched outside an
+// operation. Session settings are applied at the start of every operation
+// in one statement (sessionSQL), which also puts back every setting an
+// earlier operation changed.
+//
+// An idle connection is checked for liveness without a round trip when it
+// is taken (database/sql asks the driver, which peeks at the socket); a
+// dead one is dropped and the next idle one, or a new connection, is used.
+// The connection is never redialled behind the engine's back (onceConnector),
+// so the server thread id the engine KILLs on cancel is always the right
+// one.
+
+// poolMaxIdle is how many idle connections one source keeps.
+const poolMaxIdle = 4
+
+// poolIdleTimeout closes a connection idle for longer. It is far below
+// the servers' default wait_timeout (8 hours), so a pooled connection is
+// rarely found closed by the server.
+const poolIdleTimeout = 30 * time.Second
+
+// poolMaxUses closes a connection after that many operations, bounding
+// whatever a server keeps per session.
+const poolMaxUses = 1000
+
+// proofCacheMax bounds the proof cache of one source.
+const proofCacheMax = 1024
+
+// pconn is one connection of the pool: its own database/sql handle of
+// exactly one connection, held as a *sql.Conn while an engine uses it.
+type pconn struct {
+	db     *sql.DB
+	conn   *sql.Conn // nil while idle in the pool
+	connID uint64    // server thread id, for KILL
+	fl     flavor
+	lctn   int // @@lower_case_table_names, fixed for the server's lifetime
+	uses   int
+	idle   time.Time // when it went back to the pool
+}
+
+// close closes the connection for good.
+func (pc *pconn) close() error {
+	if pc.conn != nil {
+		_ = pc.conn.Close()
+		pc.conn = nil
+	}
+	return pc.db.Close()
+}
+
+// pool is the idle connections and the proof cache of one source.
+type pool struct {
+	mu     sync.Mutex
+	idle   []*pconn // most recently used last
+	timer  *time.Timer
+	proofs map[verifier.Table]*cachedEntry
+}
+
+var (
+	poolsMu sync.Mutex
+	pools   = map[string]*pool{}
+)
+
+// poolFor returns the pool of a source, keyed by its DSN (kept in memory
+// only, as the broker keeps it).
+func poolFor(src engines.Source) *pool {
+	poolsMu.Lock()
+	defer poolsMu.Unlock()
+	p := pools[src.DSN]
+	if p == nil {
+		p = &pool{proofs: map[verifier.Table]*cachedEntry{}}
+		pools[src.DSN] = p
+	}
+	return p
+}
+
+// take returns a live idle connection, checked out as a *sql.Conn, or nil
+// when there is none.
+func (p *pool) take(ctx context.Context) *pconn {
+	for {
+		p.mu.Lock()
+		n := len(p.idle)
+		if n == 0 {
+			p.mu.Unlock()
+			return nil
+		}
+		pc := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		p.mu.Unlock()
+		if time.Since(pc.idle) > poolIdleTimeout {
+			_ = pc.close()
+			continue
+		}
+		// database/sql resets the session of a returned connection
+		// before handing it out again: go-sql-driver's ResetSession peeks
+		// at the socket and reports a connection the server closed, and
+		// onceConnector refuses to replace it.
+		conn, err := pc.db.Conn(ctx)
+		if err != nil {
+			_ = pc.close()
+			continue
+		}
+		pc.conn = conn
+		return pc
+	}
+}
+
+// put returns a clean connection to the pool, or closes it when the pool
+// is full or the connection has served long enough.
+func (p *pool) put(pc *pconn) {
+	pc.uses++
+	if pc.uses >= poolMaxUses {
+		_ = pc.close()
+		return
+	}
+	// Releasing the *sql.Conn keeps the connection open inside pc.db,
+	// marked for a session reset (the liveness check) on its next use.
+	if err := pc.conn.Close(); err != nil {
+		_ = pc.db.Close()
+		return
+	}
+	pc.conn = nil
+	pc.idle = time.Now()
+	p.mu.Lock()
+	if len(p.idle) >= poolMaxIdle {
+		p.mu.Unlock()
+		_ = pc.db.Close()
+		return
+	}
+	p.idle = append(p.idle, pc)
+	if p.timer == nil {
+		p.timer = time.AfterFunc(poolIdleTimeout, p.reap)
+	}
+	p.mu.Unlock()
+}
+
+// reap closes the connections idle for longer than poolIdleTimeout and
+// reschedules itself while any remain.
+func (p *pool) reap() {
+	p.mu.Lock()
+	var old, keep []*pconn
+	for _, pc := range p.idle {
+		if time.Since(pc.idle) >= poolIdleTimeout {
+			old = append(old, pc)
+		} else {
+			keep = append(keep, pc)
+		}
+	}
+	p.idle = keep
+	p.timer = nil
+	if len(keep) > 0 {
+		p.timer = time.AfterFunc(poolIdleTimeout-time.Since(keep[0].idle), p.reap)
+	}
+	p.mu.Unlock()
+	for _, pc := range old {
+		_ = pc.close()
+	}
+}
+
+// drain closes every idle connection (tests).
+func (p *pool) drain() {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	for _, pc := range idle {
+		_ = pc.close()
+	}
+}
+
+// cachedProof returns the proof last established for t and its
+// fingerprint, or nil.
+func (p *pool) cachedProof(t verifier.Table) *cachedEntry {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.proofs[t]
+}
+
+// storeProof remembers the proof an operation established inside its
+// transaction, with the fingerprint taken in the same transaction.
+func (p *pool) storeProof(pr *engines.Proof, fp string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.proofs) >= proofCacheMax {
+		p.proofs = map[verifier.Table]*cachedEntry{}
+	}
+	p.proofs[pr.Table] = &cachedEntry{proof: pr, fp: fp}
+}
+
+// forgetProof drops t from the cache (its proof failed).
+func (p *pool) forgetProof(t verifier.Table) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.proofs, t)
+}
+
+// errRedial is what onceConnector answers to a second Connect.
+var errRedial = errors.New("mysql: pooled connection is not redialled")
+
+// onceConnector makes exactly one connection: database/sql may not
+// replace a pooled connection that died with a new one the engine never
+// set up (and whose thread id it does not know).
+type onceConnector struct {
+	c    driver.Connector
+	mu   sync.Mutex
+	used bool
+}
+
+func (o *onceConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	o.mu.Lock()
+	if o.used {
+		o.mu.Unlock()
+		return nil, errRedial
+	}
+	o.used = true
+	o.mu.Unlock()
+	return o.c.Connect(ctx)
+}
+
+func (o *onceConnector) Driver() driver.Driver { return o.c.Driver() }
