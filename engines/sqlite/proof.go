@@ -262,7 +262,7 @@ func checkColumns(tp *tableProof, names []string) error {
 // checkFunctions requires every function to be on the contract's list.
 func checkFunctions(funcs []string) error {
 	for _, f := range funcs {
-		if !verifier.AllowedFunctions[fold(f)] || blockedFunctions[fold(f)] {
+		if !verifier.SQLiteFunctions[fold(f)] || blockedFunctions[fold(f)] {
 			return ineligible(engines.ReasonFunction)
 		}
 	}

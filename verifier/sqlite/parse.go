@@ -683,7 +683,7 @@ var sqliteFunctions = map[string]bool{
 // case-insensitively (ASCII) whether or not they are quoted.
 func (p *parser) callTail(name string) expr {
 	fn := asciiLower(name)
-	if !sqliteFunctions[fn] || !verifier.AllowedFunctions[fn] {
+	if !sqliteFunctions[fn] || !verifier.SQLiteFunctions[fn] {
 		panic(verifier.RefuseFunction(fn))
 	}
 	p.expectOp("(")
