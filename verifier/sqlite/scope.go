@@ -151,6 +151,17 @@ func (w *walker) size(e expr, sc *scope, subst bool) int {
 		}
 	case *funcCall:
 		add(x.args...)
+		for _, t := range x.order {
+			add(t.e)
+		}
+		if x.over != nil {
+			add(x.over.partition...)
+			for _, t := range x.over.order {
+				add(t.e)
+			}
+		}
+	case *castExpr:
+		add(x.x)
 	}
 	return n
 }
