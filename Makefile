@@ -2,8 +2,12 @@
 GO ?= go
 BIN := bin/dbeast
 TEST_TIMEOUT ?= 20m
+# staticcheck 2026.2.2, the first release line that knows Go 1.26; go run
+# fetches this exact version through the module proxy (checks in
+# staticcheck.conf).
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: help build demo test race vet fmt bench fuzz conformance matrix chromium tray
+.PHONY: help build demo test race vet lint fmt bench load fuzz conformance matrix dbeast-matrix chromium tray
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -24,14 +28,29 @@ vet: ## gofmt check and go vet
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-bench: ## run the benchmarks
+lint: ## staticcheck (pinned version, checks in staticcheck.conf)
+	$(GO) run $(STATICCHECK) ./...
+
+bench: ## run the Go benchmarks, then the loopback load program (make load)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(MAKE) load
+
+DBHUB_DIR := cmd/dbeast-bench/dbhub
+LOAD_ARGS ?=
+
+load: build ## DIRECT vs dbeast vs DBHub per engine and workload, then 16 agents for 60 s (LOAD_ARGS, e.g. -duration 10s)
+	@if [ -x $(DBHUB_DIR)/node_modules/.bin/dbhub ]; then :; elif command -v npm >/dev/null; then \
+	  (cd $(DBHUB_DIR) && npm ci --silent --no-audit --no-fund >/dev/null 2>&1) || echo "load: DBHub (pinned in $(DBHUB_DIR)/package-lock.json) could not be installed; measuring without it"; \
+	else echo "load: npm not found; measuring without DBHub"; fi
+	$(GO) build -o bin/dbeast-bench ./cmd/dbeast-bench
+	dbhub=""; [ -x $(DBHUB_DIR)/node_modules/.bin/dbhub ] && dbhub=$(DBHUB_DIR)/node_modules/.bin/dbhub; \
+	./bin/dbeast-bench -dbeast ./$(BIN) -dbhub "$$dbhub" $(LOAD_ARGS)
 
 fuzz: ## run every fuzz target for FUZZTIME (default 20000x; a count, see docs/conformance.md)
-	@for p in ./verifier/postgres ./verifier/mysql ./verifier/sqlite ./fuzz; do \
+	@for p in ./verifier/postgres ./verifier/mysql ./verifier/sqlite ./conformance; do \
 	  for f in $$($(GO) test -list '^Fuzz' $$p | grep '^Fuzz'); do \
 	    echo "== $$p $$f"; \
-	    par=""; [ "$$p" = ./fuzz ] && par="-parallel 1"; \
+	    par=""; [ "$$p" = ./conformance ] && par="-parallel 1"; \
 	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $${FUZZTIME:-20000x} $$par $$p || exit 1; \
 	  done; \
 	done
@@ -43,6 +62,9 @@ conformance: build ## long differential run against the live engines
 
 matrix: ## PostgreSQL 13-18 without Docker: contract suite + conformance slice per version (conformance/matrix/run.sh)
 	conformance/matrix/run.sh
+
+dbeast-matrix: ## build dbeast-matrix (dbeast conformance plus the testcontainers version matrix; needs Docker to run)
+	$(GO) build -o bin/dbeast-matrix ./cmd/dbeast-matrix
 
 chromium: ## install Debian's Chromium for the console browser tests
 	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dbeast/dbeast/broker/internal/httpguard"
@@ -51,9 +52,15 @@ type Broker struct {
 	consoleToken string
 	signIn       signIns
 
-	srvMu       sync.Mutex
-	mcpAddr     string // the bound address, fixed at the first start
-	mcpSrv      *http.Server
+	srvMu   sync.Mutex
+	mcpAddr string // the bound address, fixed at the first start
+	mcpSrv  *http.Server
+	// mcpServing is whether the MCP listener serves agents. Stop server
+	// only clears it: the socket stays bound and answers 503, so no other
+	// local process can take the port and collect the bearer tokens
+	// agents keep sending (they survive a stop by contract). Written
+	// under srvMu; read without it by every MCP request.
+	mcpServing  atomic.Bool
 	consoleAddr string
 	consoleSrv  *http.Server
 	stopJanitor chan struct{}
@@ -100,6 +107,7 @@ func New(cfg Config) (*Broker, error) {
 		reqs:         newReqState(),
 	}
 	b.installRequestHooks()
+	b.restoreDocuments()
 	b.mcp = b.newMCPServer()
 	return b, nil
 }
@@ -180,40 +188,72 @@ func (b *Broker) recoverHTTP(name string, h http.Handler) http.Handler {
 	})
 }
 
-// startMCPLocked binds and serves the MCP listener. Needs srvMu; takes
+// startMCPLocked binds and serves the MCP listener the first time, and
+// serves agents on it again after StopServer. Needs srvMu; takes
 // Broker.mu briefly (srvMu before mu, see the lock map in doc.go).
 func (b *Broker) startMCPLocked() error {
-	if b.mcpSrv != nil {
+	if b.mcpServing.Load() {
 		return nil
 	}
-	addr := b.cfg.Listen
-	if b.mcpAddr != "" {
-		addr = b.mcpAddr // keep the port across stop/start
+	if b.mcpSrv == nil {
+		ln, err := net.Listen("tcp", b.cfg.Listen)
+		if err != nil {
+			return fmt.Errorf("broker: MCP listener: %w", err)
+		}
+		b.mcpAddr = ln.Addr().String()
+		sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return b.mcp }, &mcp.StreamableHTTPOptions{
+			Stateless:           true,
+			JSONResponse:        true,
+			Logger:              b.log,
+			MaxRequestBodyBytes: MaxBodyBytes,
+		})
+		b.mcpSrv = b.newHTTPServer("mcp", b.whileServing(b.guard(sdk)))
+		go b.mcpSrv.Serve(ln)
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("broker: MCP listener: %w", err)
-	}
-	b.mcpAddr = ln.Addr().String()
 	b.mu.Lock()
 	b.generation++
 	b.mu.Unlock()
-	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return b.mcp }, &mcp.StreamableHTTPOptions{
-		Stateless:           true,
-		JSONResponse:        true,
-		Logger:              b.log,
-		MaxRequestBodyBytes: MaxBodyBytes,
-	})
-	b.mcpSrv = b.newHTTPServer("mcp", b.guard(sdk))
-	go b.mcpSrv.Serve(ln)
+	b.mcpServing.Store(true)
 	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Event: "server_started"})
 	b.log.Info("MCP server started", slog.String("addr", b.mcpAddr))
 	return nil
 }
 
-// StopServer stops the MCP listener and ends every session. Connections
-// and their tokens stay; StartServer serves again on the same port.
+// errServerStopped is the body of the MCP listener's answer while the
+// server is stopped.
+const errServerStopped = "dbeast: the MCP server is stopped (service stopped); ask the person to start it"
+
+// whileServing answers 503 while the server is stopped (StopServer) and
+// passes requests to h while it serves.
+func (b *Broker) whileServing(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !b.mcpServing.Load() {
+			// A kept-alive connection gets this answer and is closed.
+			w.Header().Set("Connection", "close")
+			http.Error(w, errServerStopped, http.StatusServiceUnavailable)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// StopServer stops serving agents and ends every session. The MCP socket
+// stays bound and answers 503 (see mcpServing); connections and their
+// tokens stay; StartServer serves again on the same port.
 func (b *Broker) StopServer() error {
+	b.srvMu.Lock()
+	was := b.mcpServing.Swap(false)
+	b.srvMu.Unlock()
+	if was {
+		b.activity.Add(ActivityEntry{Time: b.cfg.now(), Event: "server_stopped"})
+		b.log.Info("MCP server stopped")
+	}
+	b.endSessions(func(*Session) bool { return true }, EndServerStop)
+	return nil
+}
+
+// closeMCP closes the MCP listener for good (Close).
+func (b *Broker) closeMCP() {
 	b.srvMu.Lock()
 	srv := b.mcpSrv
 	b.mcpSrv = nil
@@ -224,11 +264,7 @@ func (b *Broker) StopServer() error {
 		if err := srv.Shutdown(ctx); err != nil {
 			srv.Close()
 		}
-		b.activity.Add(ActivityEntry{Time: b.cfg.now(), Event: "server_stopped"})
-		b.log.Info("MCP server stopped")
 	}
-	b.endSessions(func(*Session) bool { return true }, EndServerStop)
-	return nil
 }
 
 // ServerState is what the console shows about the MCP listener. It holds
@@ -241,7 +277,7 @@ type ServerState struct {
 // ServerStatus reports the MCP endpoint and whether it is serving.
 func (b *Broker) ServerStatus() ServerState {
 	b.srvMu.Lock()
-	running := b.mcpSrv != nil
+	running := b.mcpServing.Load()
 	b.srvMu.Unlock()
 	return ServerState{MCPURL: b.MCPURL(), Running: running}
 }
@@ -271,6 +307,8 @@ func (b *Broker) Close() error {
 	console := b.consoleSrv
 	b.srvMu.Unlock()
 	err := b.StopServer()
+	b.stopDocWatcher()
+	b.closeMCP()
 	if console != nil {
 		console.Close()
 	}

@@ -25,6 +25,8 @@ func (b *Broker) consoleHandler() http.Handler {
 	mux.HandleFunc("DELETE /api/sources/{id}", func(w http.ResponseWriter, r *http.Request) {
 		writeResult(w, b.RemoveSource(r.PathValue("id")))
 	})
+	b.addSourceEditRoutes(mux)
+	b.addDocumentShareRoutes(mux)
 	mux.HandleFunc("POST /api/connections", b.apiCreateConnection)
 	mux.HandleFunc("GET /api/connections", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, b.Connections()) })
 	mux.HandleFunc("DELETE /api/connections/{id}", func(w http.ResponseWriter, r *http.Request) {

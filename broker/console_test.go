@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 
 	"github.com/dbeast/dbeast/engines"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/dbeast/dbeast/broker/internal/testhttp"
 )
 
 // TestConsoleAuth checks the console's own rules, one request each.
@@ -41,20 +42,7 @@ func TestConsoleAuth(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			req, _ := http.NewRequest(c.method, "http://"+authority+c.path, nil)
-			for k, v := range c.hdr {
-				if k == "Host" {
-					req.Host = v
-				} else {
-					req.Header.Set(k, v)
-				}
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
+			resp := testhttp.Do(t, c.method, "http://"+authority+c.path, c.hdr, nil)
 			if resp.StatusCode != c.want {
 				t.Fatalf("status %d, want %d", resp.StatusCode, c.want)
 			}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -22,22 +23,57 @@ const (
 )
 
 // ErrBadDocument is the static error for a file that is not a readable
-// text file of at most 4 MiB given by an absolute path.
+// text file of at most 4 MiB given by an absolute path. The reason a
+// document became unavailable is one of the docProblem values wrapped in
+// it.
 var ErrBadDocument = errors.New("broker: the document must be an absolute path to a regular UTF-8 text file of at most 4 MiB")
 
+// docProblem is the static reason an open document has no current
+// snapshot. It names no path and quotes no text.
+type docProblem string
+
+const (
+	problemUnreadable docProblem = "the file is gone or cannot be read"
+	problemTooLarge   docProblem = "the file is larger than 4 MiB"
+	problemNotText    docProblem = "the file is not UTF-8 text"
+	problemTotal      docProblem = "all open documents together would pass 16 MiB"
+)
+
+func (p docProblem) Error() string { return string(p) }
+
 // document is one open document: a snapshot of the file's text taken
-// when the person opened or refreshed it. The path never reaches an agent
-// and is not in any console listing.
+// when it was opened, when the file changed, or when the broker started.
+// When the file cannot be snapshotted (gone, unreadable, too large, past
+// the total), problem is set and text is nil: there is no current
+// snapshot, and no older one is ever served in its place. The path never
+// reaches an agent and is not in any console listing.
 type document struct {
 	id, alias, path string
+	seq             int // open order
 	version         uint64
 	text            []byte
-	sum             [32]byte
+	sum             [32]byte // of the last snapshot, also while unavailable
+	problem         docProblem
+	// sharedWith lists the connection ids (or AllConnections) whose
+	// catalog shows the document.
+	sharedWith []string
+	// followed is set while the watcher follows the file's changes.
+	followed bool
+	// events counts the watcher's change events for the file.
+	events uint64
 }
 
+// docStore is the open documents, guarded by reqState.mu.
 type docStore struct {
 	docs    map[string]*document
 	counter int
+	seq     int
+	// watch follows the files; nil until the first document is opened
+	// and after stopDocWatcher. While watchClosed is set (after
+	// stopDocWatcher, or in tests of the manual refresh) nothing is
+	// watched.
+	watch       *docWatcher
+	watchClosed bool
 }
 
 func newDocStore() *docStore { return &docStore{docs: map[string]*document{}} }
@@ -53,44 +89,85 @@ func (s *docStore) totalBytes(except string) int {
 }
 
 // DocumentInfo is a document as the console lists it: never the path.
+// Problem is the static reason it has no current snapshot; empty when
+// available.
 type DocumentInfo struct {
-	FileID  string `json:"file_id"`
-	Alias   string `json:"alias"`
-	Kind    string `json:"kind"`
-	Version uint64 `json:"version"`
-	Bytes   int    `json:"bytes"`
+	FileID     string   `json:"file_id"`
+	Alias      string   `json:"alias"`
+	Kind       string   `json:"kind"`
+	Version    uint64   `json:"version"`
+	Bytes      int      `json:"bytes"`
+	Available  bool     `json:"available"`
+	Problem    string   `json:"problem,omitempty"`
+	SharedWith []string `json:"shared_with"`
+	// Followed reports whether changes of the file are picked up as they
+	// happen; when false the person refreshes by hand.
+	Followed bool `json:"followed"`
 }
 
 func (d *document) info() DocumentInfo {
-	return DocumentInfo{FileID: d.id, Alias: d.alias, Kind: "text", Version: d.version, Bytes: len(d.text)}
+	return DocumentInfo{
+		FileID: d.id, Alias: d.alias, Kind: "text", Version: d.version, Bytes: len(d.text),
+		Available: d.problem == "", Problem: string(d.problem), SharedWith: slices.Clone(d.sharedWith), Followed: d.followed,
+	}
 }
 
-// readSnapshot reads a text file of at most MaxDocumentBytes.
+// readSnapshot reads a text file of at most MaxDocumentBytes. Its errors
+// wrap ErrBadDocument and a docProblem.
 func readSnapshot(path string) ([]byte, error) {
+	bad := func(p docProblem) error { return fmt.Errorf("%w: %w", ErrBadDocument, p) }
 	if !filepath.IsAbs(path) {
-		return nil, ErrBadDocument
+		return nil, bad(problemUnreadable)
 	}
 	fh, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadDocument, err)
+		return nil, bad(problemUnreadable)
 	}
 	defer fh.Close()
 	fi, err := fh.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
-		return nil, ErrBadDocument
+		return nil, bad(problemUnreadable)
 	}
 	data, err := io.ReadAll(io.LimitReader(fh, MaxDocumentBytes+1))
-	if err != nil || len(data) > MaxDocumentBytes || !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
-		return nil, ErrBadDocument
+	switch {
+	case err != nil:
+		return nil, bad(problemUnreadable)
+	case len(data) > MaxDocumentBytes:
+		return nil, bad(problemTooLarge)
+	case !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0:
+		return nil, bad(problemNotText)
 	}
 	return data, nil
 }
 
-// OpenDocument snapshots a text file for agents to request.
+// problemOf is the docProblem in err.
+func problemOf(err error) docProblem {
+	var p docProblem
+	if errors.As(err, &p) {
+		return p
+	}
+	if errors.Is(err, ErrTooMany) {
+		return problemTotal
+	}
+	return problemUnreadable
+}
+
+// OpenDocument snapshots a text file for agents to request, shared with
+// All agents (opening it is the person's opt-in; they narrow it per
+// connection with ShareDocument). Opening a path that is already open
+// returns that document, renamed when alias is given.
 func (b *Broker) OpenDocument(path, alias string) (DocumentInfo, error) {
+	return b.openDocument(path, alias, nil)
+}
+
+// openDocument opens path; sharedWith nil means All agents.
+func (b *Broker) openDocument(path, alias string, sharedWith []string) (DocumentInfo, error) {
 	alias = strings.TrimSpace(alias)
 	if !validLabel(alias) {
 		return DocumentInfo{}, ErrBadAlias
+	}
+	if filepath.IsAbs(path) {
+		path = filepath.Clean(path)
 	}
 	data, err := readSnapshot(path)
 	if err != nil {
@@ -99,21 +176,47 @@ func (b *Broker) OpenDocument(path, alias string) (DocumentInfo, error) {
 	b.reqs.mu.Lock()
 	defer b.reqs.mu.Unlock()
 	s := b.reqs.docs
+	for _, d := range s.docs {
+		if d.path == path {
+			if alias != "" && alias != d.alias {
+				prev := d.alias
+				d.alias = alias
+				if err := b.persistDocumentsLocked(); err != nil {
+					d.alias = prev
+					return DocumentInfo{}, err
+				}
+			}
+			return d.info(), nil
+		}
+	}
 	if len(s.docs) >= MaxDocuments || s.totalBytes("")+len(data) > MaxAllDocBytes {
 		return DocumentInfo{}, ErrTooMany
 	}
+	if sharedWith == nil {
+		sharedWith = []string{AllConnections}
+	}
 	s.counter++
+	s.seq++
 	if alias == "" {
 		alias = fmt.Sprintf("Open document %d", s.counter)
 	}
-	d := &document{id: newID("doc_"), alias: alias, path: path, version: 1, text: data, sum: sha256.Sum256(data)}
+	d := &document{id: newID("doc_"), alias: alias, path: path, seq: s.seq, version: 1, text: data, sum: sha256.Sum256(data), sharedWith: sharedWith}
 	s.docs[d.id] = d
+	if err := b.persistDocumentsLocked(); err != nil {
+		delete(s.docs, d.id)
+		return DocumentInfo{}, err
+	}
+	b.watchDocumentLocked(d)
 	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Alias: alias, Event: "document_opened"})
 	return d.info(), nil
 }
 
-// RefreshDocument re-reads the file; a changed content is a new version,
-// and grants and requests for the old version no longer release text.
+// RefreshDocument re-reads the file now (the watcher does the same after
+// a change). A changed content is a new version, and grants and requests
+// for the old version no longer release text. A file that cannot be
+// snapshotted makes the document unavailable: its snapshot is dropped
+// (never served as current), its grants and requests are revoked, and
+// the error says why.
 func (b *Broker) RefreshDocument(id string) (DocumentInfo, error) {
 	b.reqs.mu.Lock()
 	d := b.reqs.docs.docs[id]
@@ -124,24 +227,58 @@ func (b *Broker) RefreshDocument(id string) (DocumentInfo, error) {
 	path := d.path
 	b.reqs.mu.Unlock()
 	data, err := readSnapshot(path)
-	if err != nil {
-		return DocumentInfo{}, err
-	}
 	b.reqs.mu.Lock()
 	defer b.reqs.mu.Unlock()
 	if b.reqs.docs.docs[id] != d {
 		return DocumentInfo{}, ErrNotFound
 	}
+	err = b.applySnapshotLocked(d, data, err)
+	return d.info(), err
+}
+
+// applySnapshotLocked makes the outcome of reading d's file current: the
+// new text (a new version when it changed), or, when the read failed or
+// the text would pass the total, no snapshot at all. reqs.mu must be
+// held.
+func (b *Broker) applySnapshotLocked(d *document, data []byte, err error) error {
+	if err == nil && b.reqs.docs.totalBytes(d.id)+len(data) > MaxAllDocBytes {
+		err = ErrTooMany
+	}
+	if err != nil {
+		b.markUnavailableLocked(d, problemOf(err))
+		return err
+	}
+	b.setSnapshotLocked(d, data)
+	return nil
+}
+
+// setSnapshotLocked makes data the current snapshot: a new version when
+// it differs from the last one. reqs.mu must be held.
+func (b *Broker) setSnapshotLocked(d *document, data []byte) {
+	wasUnavailable := d.problem != ""
+	d.problem = ""
 	if sum := sha256.Sum256(data); sum != d.sum {
-		if b.reqs.docs.totalBytes(id)+len(data) > MaxAllDocBytes {
-			return DocumentInfo{}, ErrTooMany
-		}
 		d.text, d.sum = data, sum
 		d.version++
-		b.revokeDocumentLocked(id)
+		b.revokeDocumentLocked(d.id)
 		b.activity.Add(ActivityEntry{Time: b.cfg.now(), Alias: d.alias, Event: "document_changed"})
+		return
 	}
-	return d.info(), nil
+	d.text = data
+	if wasUnavailable {
+		b.activity.Add(ActivityEntry{Time: b.cfg.now(), Alias: d.alias, Event: "document_available"})
+	}
+}
+
+// markUnavailableLocked drops a document's snapshot for a static reason
+// and revokes every grant and request on it. reqs.mu must be held.
+func (b *Broker) markUnavailableLocked(d *document, p docProblem) {
+	if d.problem == p && d.text == nil {
+		return
+	}
+	d.problem, d.text = p, nil
+	b.revokeDocumentLocked(d.id)
+	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Alias: d.alias, Event: "document_unavailable", Reason: string(p)})
 }
 
 // CloseDocument closes a document: its results are no longer released.
@@ -153,23 +290,30 @@ func (b *Broker) CloseDocument(id string) error {
 		return ErrNotFound
 	}
 	delete(b.reqs.docs.docs, id)
+	if err := b.persistDocumentsLocked(); err != nil {
+		b.reqs.docs.docs[id] = d
+		return err
+	}
+	b.unwatchDocumentLocked(d)
 	b.revokeDocumentLocked(id)
 	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Alias: d.alias, Event: "document_closed"})
 	return nil
 }
 
-// revokeDocumentLocked revokes requests on a document's old snapshot and
-// drops document grants that no longer match.
+// revokeDocumentLocked revokes requests on a document's old snapshot (all
+// of them when it is closed or unavailable) and drops document grants
+// that no longer match.
 // Needs reqState.mu, and never Broker.mu: it may take Broker.mu itself.
 func (b *Broker) revokeDocumentLocked(id string) {
 	d := b.reqs.docs.docs[id]
+	gone := d == nil || d.problem != ""
 	for _, r := range b.reqs.reqs {
-		if r.fileID == id && (d == nil || r.generation != d.version) {
+		if r.fileID == id && (gone || r.generation != d.version) {
 			b.revokeLocked(r)
 		}
 	}
 	for _, s := range b.reqs.sessions {
-		if v, ok := s.grants.doc[id]; ok && (d == nil || v != d.version) {
+		if v, ok := s.grants.doc[id]; ok && (gone || v != d.version) {
 			delete(s.grants.doc, id)
 		}
 	}
@@ -179,16 +323,25 @@ func (b *Broker) revokeDocumentLocked(id string) {
 func (b *Broker) Documents() []DocumentInfo {
 	b.reqs.mu.Lock()
 	defer b.reqs.mu.Unlock()
+	b.pruneDocSharesLocked()
 	return b.documentsLocked()
 }
 
 // Needs reqState.mu.
 func (b *Broker) documentsLocked() []DocumentInfo {
 	out := make([]DocumentInfo, 0, len(b.reqs.docs.docs))
-	for _, d := range b.reqs.docs.docs {
+	for _, d := range b.sortedDocumentsLocked() {
 		out = append(out, d.info())
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Alias < out[j].Alias })
+	return out
+}
+
+func (b *Broker) sortedDocumentsLocked() []*document {
+	out := make([]*document, 0, len(b.reqs.docs.docs))
+	for _, d := range b.reqs.docs.docs {
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].seq < out[j].seq })
 	return out
 }
 

@@ -15,6 +15,7 @@ import (
 // document blocks the release of its results.
 func TestDocuments(t *testing.T) {
 	e := newReqEnv(t, false)
+	noWatch(e.b) // this test pins the manual refresh
 	a := e.agent("agent")
 	path := filepath.Join(t.TempDir(), "private-notes.txt")
 	os.WriteFile(path, []byte("héllo world\nsecond line\n"), 0o600)

@@ -181,26 +181,6 @@ func begin(t *testing.T, cs *mcp.ClientSession) (token, id string) {
 	return m["session_token"].(string), m["session_id"].(string)
 }
 
-// rawPost sends a POST to the MCP endpoint with full control of headers.
-func rawPost(t *testing.T, url string, hdr map[string]string, body io.Reader) *http.Response {
-	t.Helper()
-	req, _ := http.NewRequest("POST", url, body)
-	for k, v := range hdr {
-		if k == "Host" {
-			req.Host = v
-			continue
-		}
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("POST: %v", err)
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp
-}
-
 // addSQLiteSource adds a SQLite source through the console API; the file
 // only has to exist (no SQLite driver is configured in these tests).
 func addSQLiteSource(t *testing.T, e *env, alias string) (id, path string) {

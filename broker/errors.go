@@ -41,13 +41,15 @@ var messages = map[Code]string{
 	CodeExecutionFailed:     "the operation failed",
 }
 
-// Static messages beyond the defaults. Features add their own constants.
-const (
-	msgLabelInvalid   = "the label must be at most 64 printable characters"
-	msgSessionsFull   = "the maximum of 16 active sessions is reached; end a session first"
-	msgBeginRateLimit = "at most 3 sessions may begin per 10 seconds; wait and try again"
-	msgInternal       = "an internal error occurred; the operation did not complete"
+// Static messages beyond the defaults. Features add their own; a message
+// that names a limit is built from its constant (limitmsg.go).
+var (
+	msgLabelInvalid   = "the label must be at most " + itoa(maxLabel) + " printable characters"
+	msgSessionsFull   = "the maximum of " + itoa(MaxSessions) + " active sessions is reached; end a session first"
+	msgBeginRateLimit = "at most " + itoa(beginPerWindow) + " sessions may begin per " + span(beginWindow) + "; wait and try again"
 )
+
+const msgInternal = "an internal error occurred; the operation did not complete"
 
 // ToolError is the only error a tool handler returns. Its Code and Message
 // are safe to show to an agent; the wrapped cause is for the broker's own

@@ -97,8 +97,7 @@ func (b *Broker) liveLocked(r *request) bool {
 		return false
 	}
 	if r.fileID != "" {
-		d := b.reqs.docs.docs[r.fileID]
-		return d != nil && d.version == r.generation
+		return b.documentLiveLocked(r)
 	}
 	_, gen, ok := b.engineSource(r.sourceID)
 	return ok && gen == r.generation && b.EffectiveAccess(r.connID, r.sourceID).Visible()

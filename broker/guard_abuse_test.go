@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/dbeast/dbeast/broker/internal/testhttp"
 )
 
 // TestWrongTokenFloodNeverLimitsAgent: several goroutines send requests
@@ -39,7 +41,7 @@ func TestWrongTokenFloodNeverLimitsAgent(t *testing.T) {
 					return
 				default:
 				}
-				r := rawPost(t, e.b.MCPURL(), hdr(bad), strings.NewReader(initBody))
+				r := testhttp.Do(t, "POST", e.b.MCPURL(), hdr(bad), strings.NewReader(initBody))
 				switch r.StatusCode {
 				case 401:
 				case 429:
@@ -55,7 +57,7 @@ func TestWrongTokenFloodNeverLimitsAgent(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	for i := range perClientRate {
-		if r := rawPost(t, e.b.MCPURL(), hdr(agent.Token), strings.NewReader(initBody)); r.StatusCode != 200 {
+		if r := testhttp.Do(t, "POST", e.b.MCPURL(), hdr(agent.Token), strings.NewReader(initBody)); r.StatusCode != 200 {
 			close(stop)
 			wg.Wait()
 			t.Fatalf("agent request %d during a wrong-token flood: %d", i, r.StatusCode)

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/dbeast/dbeast/broker/internal/testhttp"
 )
 
 const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
@@ -87,23 +89,8 @@ func TestGuardRules(t *testing.T) {
 			if c.chunked {
 				body = io.MultiReader(strings.NewReader(c.body)) // unknown length: sent chunked
 			}
-			req, _ := http.NewRequest(c.method, strings.TrimSuffix(e.b.MCPURL(), "/mcp")+c.path, body)
-			if c.chunked {
-				req.ContentLength = -1
-			}
-			for k, v := range c.hdr {
-				if k == "Host" {
-					req.Host = v
-				} else {
-					req.Header.Set(k, v)
-				}
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
+			resp := testhttp.Do(t, c.method, strings.TrimSuffix(e.b.MCPURL(), "/mcp")+c.path, c.hdr, body)
 			raw, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
 			if resp.StatusCode != c.want {
 				t.Fatalf("status %d, want %d (%s)", resp.StatusCode, c.want, raw)
 			}
@@ -150,7 +137,7 @@ func TestRateLimits(t *testing.T) {
 		conns = append(conns, e.newConnection("c"+string(rune('0'+i))))
 	}
 	post := func(tok string) *http.Response {
-		return rawPost(t, e.b.MCPURL(), map[string]string{
+		return testhttp.Do(t, "POST", e.b.MCPURL(), map[string]string{
 			"Authorization": "Bearer " + tok, "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
 		}, strings.NewReader(initBody))
 	}
@@ -238,10 +225,10 @@ func TestInFlightLimit(t *testing.T) {
 		hold(conns[0])
 	}
 	waitInFlight(MaxInFlightPerClient)
-	if r := rawPost(t, e.b.MCPURL(), hdr(conns[0]), strings.NewReader(initBody)); r.StatusCode != 503 || r.Header.Get("Retry-After") == "" {
+	if r := testhttp.Do(t, "POST", e.b.MCPURL(), hdr(conns[0]), strings.NewReader(initBody)); r.StatusCode != 503 || r.Header.Get("Retry-After") == "" {
 		t.Fatalf("request over one client's share: %d", r.StatusCode)
 	}
-	if r := rawPost(t, e.b.MCPURL(), hdr(conns[1]), strings.NewReader(initBody)); r.StatusCode != 200 {
+	if r := testhttp.Do(t, "POST", e.b.MCPURL(), hdr(conns[1]), strings.NewReader(initBody)); r.StatusCode != 200 {
 		t.Fatalf("another client while the first holds its share: %d", r.StatusCode)
 	}
 	for _, nc := range conns[1 : MaxInFlight/MaxInFlightPerClient] {
@@ -251,7 +238,7 @@ func TestInFlightLimit(t *testing.T) {
 	}
 	waitInFlight(MaxInFlight)
 	last := conns[len(conns)-1]
-	r := rawPost(t, e.b.MCPURL(), hdr(last), bytes.NewReader([]byte(initBody)))
+	r := testhttp.Do(t, "POST", e.b.MCPURL(), hdr(last), bytes.NewReader([]byte(initBody)))
 	if r.StatusCode != 503 || r.Header.Get("Retry-After") == "" {
 		t.Fatalf("17th request: %d", r.StatusCode)
 	}
@@ -261,7 +248,7 @@ func TestInFlightLimit(t *testing.T) {
 	}
 	wg.Wait()
 	e.clock.Advance(10 * time.Second)
-	if r := rawPost(t, e.b.MCPURL(), hdr(last), bytes.NewReader([]byte(initBody))); r.StatusCode != 200 {
+	if r := testhttp.Do(t, "POST", e.b.MCPURL(), hdr(last), bytes.NewReader([]byte(initBody))); r.StatusCode != 200 {
 		t.Fatalf("after the slots freed: %d", r.StatusCode)
 	}
 }

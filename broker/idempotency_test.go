@@ -3,6 +3,8 @@ package broker
 import (
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // TestIdempotency: the same key with the same parameters returns the same
@@ -13,7 +15,7 @@ func TestIdempotency(t *testing.T) {
 	e := newReqEnv(t, false)
 	a := e.agent("agent")
 	e.share(a.connID, LevelReadWrite)
-	key := newKey()
+	key := uuid.NewString()
 	args := map[string]any{"source_id": e.srcID, "sql": "INSERT INTO main.notes (body) VALUES ('once')", "request_key": key}
 	id1, st, _ := a.submit("request_sql", args)
 	if st != StatusCompleted {

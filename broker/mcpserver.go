@@ -13,16 +13,37 @@ import (
 const Version = "0.1.0"
 
 // newMCPServer builds the SDK server: instructions, our middleware and
-// the tools. The HTTP side is in guard.go.
+// the tools. The SDK advertises the tools capability because tools are
+// added before any client connects (the deprecated HasTools option is
+// not needed). The HTTP side is in guard.go.
 func (b *Broker) newMCPServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "dbeast", Version: Version}, &mcp.ServerOptions{
 		Instructions: Instructions,
-		Logger:       b.log,
-		HasTools:     true,
+		Logger:       slog.New(atLeast{b.log.Handler(), slog.LevelWarn}),
 	})
 	s.AddReceivingMiddleware(b.recoverMiddleware, toolErrorMiddleware)
 	b.addTools(s)
 	return s
+}
+
+// atLeast passes on only records at or above min. The SDK logs every
+// stateless request's connect and disconnect at Info, which would bury the
+// broker's own Info lines; its warnings and errors still reach the log.
+type atLeast struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h atLeast) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h atLeast) WithAttrs(as []slog.Attr) slog.Handler {
+	return atLeast{h.Handler.WithAttrs(as), h.min}
+}
+
+func (h atLeast) WithGroup(name string) slog.Handler {
+	return atLeast{h.Handler.WithGroup(name), h.min}
 }
 
 // recoverMiddleware turns a panic below it into an error answer: the SDK

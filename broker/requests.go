@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dbeast/dbeast/engines"
 	"github.com/dbeast/dbeast/verifier"
 )
 
@@ -50,16 +51,20 @@ const (
 	pollAfterMS                 = 1000
 )
 
-// Static messages of the request feature.
+// Static messages of the request feature; those that name a limit are
+// built from its constant.
+var (
+	msgKeysExhausted  = "this session has used all " + itoa(MaxKeysPerSession) + " request keys; begin a new session"
+	msgStoreFull      = "the broker holds " + itoa(MaxStoredRequests) + " requests whose results were not read yet; read them with get_request, wait, or end a session"
+	msgConnShare      = "this connection holds " + itoa(MaxUndeliveredPerConnection) + " requests whose results it has not read; read them with get_request or cancel some first"
+	msgPendingSession = "this session already has " + itoa(MaxPendingPerSession) + " requests waiting for approval"
+	msgPendingGlobal  = itoa(MaxPendingGlobal) + " requests are already waiting for approval"
+	msgTooManyRows    = "the response would exceed the " + mib(MaxResponseBytes) + " MCP response limit"
+)
+
 const (
-	msgKeysExhausted   = "this session has used all 256 request keys; begin a new session"
-	msgStoreFull       = "the broker holds 64 requests whose results were not read yet; read them with get_request, wait, or end a session"
-	msgConnShare       = "this connection holds 16 requests whose results it has not read; read them with get_request or cancel some first"
-	msgPendingSession  = "this session already has 4 requests waiting for approval"
-	msgPendingGlobal   = "32 requests are already waiting for approval"
 	msgReadOnlySource  = "the source is read-only; it never runs writes"
 	msgDocumentVersion = "the document version is not the current snapshot"
-	msgTooManyRows     = "the response would exceed the 1 MiB MCP response limit"
 )
 
 // authKind says what lets a request run.
@@ -161,7 +166,7 @@ type reqState struct {
 func newReqState() *reqState {
 	return &reqState{
 		reqs: map[string]*request{}, sessions: map[string]*sessionReqs{},
-		docs: newDocStore(), slotsByConn: map[string]int{}, opDeadline: 30 * time.Second,
+		docs: newDocStore(), slotsByConn: map[string]int{}, opDeadline: engines.OperationDeadline,
 	}
 }
 
@@ -296,12 +301,13 @@ func (b *Broker) admitLocked(connID string) *ToolError {
 	return nil
 }
 
-const (
-	msgDecisionExpired = "nobody decided within 5 minutes"
-	msgSlotExpired     = "the request was allowed but no database slot came free within 5 minutes; it never ran"
-	msgResultExpired   = "the result was kept for 5 minutes and is gone; the request is not run again"
-	msgResultDropped   = "the result was already returned and was dropped to make room for new requests; the request is not run again"
+var (
+	msgDecisionExpired = "nobody decided within " + span(DecisionTime)
+	msgSlotExpired     = "the request was allowed but no database slot came free within " + span(DecisionTime) + "; it never ran"
+	msgResultExpired   = "the result was kept for " + span(ResultRetention) + " and is gone; the request is not run again"
 )
+
+const msgResultDropped = "the result was already returned and was dropped to make room for new requests; the request is not run again"
 
 // pendingCountsLocked counts requests waiting for the person.
 // Needs reqState.mu.

@@ -2,10 +2,8 @@ package broker
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"path/filepath"
 	"sync"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/dbeast/dbeast/engines"
 	"github.com/dbeast/dbeast/engines/sqlite"
+	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	_ "modernc.org/sqlite"
 )
@@ -142,14 +141,6 @@ func (e *reqEnv) share(conn string, level Level, tables ...TableShare) {
 	}
 }
 
-func newKey() string {
-	var b [16]byte
-	rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
-}
-
 // call calls a tool with the session token (and a fresh request key for
 // request tools unless one is given). The manual clock moves 100 ms per
 // call so the rate limits refill.
@@ -164,7 +155,7 @@ func (a *agent) call(tool string, args map[string]any) (map[string]any, Code) {
 	case "get_request", "cancel_request", "list_catalog", "end_session":
 	default:
 		if _, ok := m["request_key"]; !ok {
-			m["request_key"] = newKey()
+			m["request_key"] = uuid.NewString()
 		}
 	}
 	return call(a.e.t, a.cs, tool, m)

@@ -28,6 +28,9 @@ type Source struct {
 	// Generation grows on every configuration change; grants and requests
 	// made for an older generation are void.
 	Generation uint64 `json:"generation"`
+	// Health is the last connection test of this generation; nil when
+	// it has not been tested.
+	Health *SourceHealth `json:"health"`
 }
 
 // NewSource is what the console sends to add a source.
@@ -124,7 +127,12 @@ func (b *Broker) AddSource(ns NewSource) (Source, error) {
 }
 
 func (s *savedSource) public() Source {
-	return Source{ID: s.ID, Kind: s.Kind, Alias: s.Alias, ReadOnly: s.ReadOnly, Generation: s.Generation}
+	var h *SourceHealth
+	if s.Health != nil {
+		c := *s.Health
+		h = &c
+	}
+	return Source{ID: s.ID, Kind: s.Kind, Alias: s.Alias, ReadOnly: s.ReadOnly, Generation: s.Generation, Health: h}
 }
 
 // Sources lists the configured sources in the order they were added.

@@ -24,6 +24,18 @@ type savedState struct {
 	// SourceCounter numbers default aliases ("SQLite source 3"); it only
 	// grows, so an alias is never reused for a different source.
 	SourceCounter int `json:"source_counter"`
+	// Documents are the open documents: path, alias and sharing, never
+	// content; each is snapshotted afresh when the broker starts.
+	Documents []*savedDocument `json:"documents,omitempty"`
+	// DocumentCounter numbers default document aliases; it only grows.
+	DocumentCounter int `json:"document_counter,omitempty"`
+}
+
+type savedDocument struct {
+	ID         string   `json:"id"`
+	Alias      string   `json:"alias"`
+	Path       string   `json:"path"`
+	SharedWith []string `json:"shared_with"`
 }
 
 const stateVersion = 1
@@ -36,6 +48,9 @@ type savedSource struct {
 	Path       string       `json:"path,omitempty"`
 	ReadOnly   bool         `json:"read_only"`
 	Generation uint64       `json:"generation"`
+	// Health is the last connection test of this generation; in memory
+	// only, so a restart or a new configuration shows "not tested".
+	Health *SourceHealth `json:"-"`
 }
 
 type savedConnection struct {

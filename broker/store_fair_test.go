@@ -3,6 +3,8 @@ package broker
 import (
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // TestStoreServesReaders: an agent with standing read access runs 100
@@ -17,7 +19,7 @@ func TestStoreServesReaders(t *testing.T) {
 	a := e.agent("reader")
 	other := e.agent("other")
 	var first string
-	firstKey := newKey()
+	firstKey := uuid.NewString()
 	for i := range 100 {
 		args := map[string]any{"source_id": e.srcID, "sql": "select id from main.items"}
 		if i == 0 {

@@ -32,6 +32,10 @@ type CatalogDocument struct {
 	Alias   string `json:"alias"`
 	Kind    string `json:"kind"`
 	Version uint64 `json:"version"`
+	// Available is false while the file has no current snapshot (gone,
+	// unreadable, too large); Unavailable then says why, statically.
+	Available   bool   `json:"available" jsonschema:"false while the document has no current snapshot; read_open_file then answers resource_unavailable"`
+	Unavailable string `json:"unavailable_reason,omitempty" jsonschema:"why the document has no current snapshot"`
 }
 
 type listCatalogOut struct {
@@ -48,9 +52,7 @@ func (b *Broker) toolListCatalog(_ context.Context, c Call, in listCatalogIn) (*
 	}
 	out := &listCatalogOut{Sources: []CatalogSource{}, Documents: []CatalogDocument{}}
 	b.reqs.mu.Lock()
-	for _, d := range b.documentsLocked() {
-		out.Documents = append(out.Documents, CatalogDocument{FileID: d.FileID, Alias: d.Alias, Kind: d.Kind, Version: d.Version})
-	}
+	out.Documents = b.catalogDocumentsLocked(c.ConnectionID)
 	b.reqs.mu.Unlock()
 	b.mu.Lock()
 	for _, s := range b.state.Sources {

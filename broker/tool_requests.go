@@ -3,9 +3,7 @@ package broker
 import (
 	"context"
 	"encoding/json"
-	"maps"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -135,8 +133,10 @@ func (b *Broker) databaseOf(id string) string {
 
 // refusal is the tool error of a verifier refusal: its static message and
 // the details the verifier computed without copying the input (the
-// function's name from our own vocabulary with the allowed list, or the
-// byte offset of a parse error).
+// function's name from our own vocabulary, or the byte offset of a parse
+// error). The allowed functions differ per engine and PostgreSQL's list is
+// long, so the message points to the server instructions, which list
+// them, instead of repeating them in every refusal.
 func refusal(err error, code Code) *ToolError {
 	ref, ok := verifier.AsRefusal(err)
 	if !ok {
@@ -147,19 +147,13 @@ func refusal(err error, code Code) *ToolError {
 		if ref.Function != "" {
 			msg += ": " + ref.Function
 		}
-		msg += " (allowed: " + allowedFunctionList + ")"
+		msg += " (the server instructions list the allowed functions per engine)"
 	}
 	if ref.Offset != nil {
 		msg += " near byte offset " + strconv.Itoa(*ref.Offset)
 	}
 	return toolErrMsg(code, msg)
 }
-
-// allowedFunctionList is the contract's function list as refusals show it.
-var allowedFunctionList = func() string {
-	fs := slices.Sorted(maps.Keys(verifier.AllowedFunctions))
-	return strings.Join(fs, ", ")
-}()
 
 // submit is the common path of every request tool: session, idempotency
 // key, build, authorization, limits, then dispatch. It never waits for a
@@ -398,9 +392,12 @@ func (b *Broker) toolReadOpenFile(ctx context.Context, c Call, in readOpenFileIn
 	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint("read_open_file", in), func(s *Session) (*request, *ToolError) {
 		b.reqs.mu.Lock()
 		defer b.reqs.mu.Unlock()
-		d := b.reqs.docs.docs[string(in.FileID)]
+		d := b.documentForLocked(s.ConnectionID, string(in.FileID))
 		if d == nil {
 			return nil, toolErr(CodeResourceUnavailable)
+		}
+		if d.problem != "" {
+			return nil, toolErrMsg(CodeResourceUnavailable, msgDocumentUnavailable)
 		}
 		if d.version != uint64(in.Version) {
 			return nil, toolErrMsg(CodeResourceUnavailable, msgDocumentVersion)

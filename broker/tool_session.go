@@ -4,6 +4,9 @@ import (
 	"context"
 	"strings"
 	"time"
+
+	"github.com/dbeast/dbeast/engines"
+	"github.com/dbeast/dbeast/verifier"
 )
 
 // SessionToken is the type of every tool's session_token field; its
@@ -59,18 +62,39 @@ type SessionLimit struct {
 	AllDocumentsBytes         int `json:"all_documents_bytes"`
 }
 
-// contractLimits are the values of the contract's limits table.
+// contractLimits are the values of the contract's limits table, each
+// read from the constant that enforces it, so what begin_session reports
+// is what the broker, the engines and the verifier enforce.
 var contractLimits = SessionLimit{
-	HTTPBodyBytes: MaxBodyBytes, HTTPAcceptSeconds: int(httpAcceptTimeout / time.Second),
-	ConcurrentHTTPRequests: MaxInFlight, HTTPRequestsPerSecond: perClientRate, HTTPRequestsPerSecondAll: globalRate,
-	SessionsPer10Seconds: beginPerWindow, SQLBytes: 64 << 10,
-	OperationsPerSession: 1, OperationsGlobal: 4, PendingGrantsPerSession: 4, PendingGrantsGlobal: 32,
-	Clients: MaxConnections, ActiveSessions: MaxSessions,
-	IdleSeconds: int(SessionIdleTimeout / time.Second), MaxSessionSeconds: int(SessionMaxLifetime / time.Second),
-	DecisionSeconds: 300, OperationDeadlineSeconds: 30, ConnectSetupSeconds: 15,
-	ResultDataBytes: 256 << 10, MCPResponseBytes: 1 << 20, CellBytes: 64 << 10, Rows: 500,
-	CompletedRetentionSeconds: 300, StoredRequestsGlobal: 64, IdempotencyKeysPerSession: 256,
-	SharedSources: MaxSources, SharedDocuments: 128, DocumentSnapshotBytes: 4 << 20, AllDocumentsBytes: 16 << 20,
+	HTTPBodyBytes:             MaxBodyBytes,
+	HTTPAcceptSeconds:         seconds(httpAcceptTimeout),
+	ConcurrentHTTPRequests:    MaxInFlight,
+	HTTPRequestsPerSecond:     perClientRate,
+	HTTPRequestsPerSecondAll:  globalRate,
+	SessionsPer10Seconds:      beginPerWindow,
+	SQLBytes:                  verifier.MaxSQLBytes,
+	OperationsPerSession:      SlotsPerSession,
+	OperationsGlobal:          SlotsGlobal,
+	PendingGrantsPerSession:   MaxPendingPerSession,
+	PendingGrantsGlobal:       MaxPendingGlobal,
+	Clients:                   MaxConnections,
+	ActiveSessions:            MaxSessions,
+	IdleSeconds:               seconds(SessionIdleTimeout),
+	MaxSessionSeconds:         seconds(SessionMaxLifetime),
+	DecisionSeconds:           seconds(DecisionTime),
+	OperationDeadlineSeconds:  seconds(engines.OperationDeadline),
+	ConnectSetupSeconds:       seconds(engines.SetupDeadline),
+	ResultDataBytes:           engines.DefaultMaxDataBytes,
+	MCPResponseBytes:          MaxResponseBytes,
+	CellBytes:                 engines.DefaultMaxCellBytes,
+	Rows:                      engines.DefaultMaxRows,
+	CompletedRetentionSeconds: seconds(ResultRetention),
+	StoredRequestsGlobal:      MaxStoredRequests,
+	IdempotencyKeysPerSession: MaxKeysPerSession,
+	SharedSources:             MaxSources,
+	SharedDocuments:           MaxDocuments,
+	DocumentSnapshotBytes:     MaxDocumentBytes,
+	AllDocumentsBytes:         MaxAllDocBytes,
 }
 
 func (b *Broker) toolBeginSession(_ context.Context, c Call, in beginSessionIn) (*beginSessionOut, error) {
@@ -86,7 +110,7 @@ func (b *Broker) toolBeginSession(_ context.Context, c Call, in beginSessionIn) 
 	return &beginSessionOut{
 		SessionID: s.ID, SessionToken: tok,
 		IdleDeadline: s.IdleDeadline().UTC(), ExpiresAt: s.ExpiresAt().UTC(),
-		IdleTimeoutSeconds: int(SessionIdleTimeout / time.Second), MaxLifetimeSeconds: int(SessionMaxLifetime / time.Second),
+		IdleTimeoutSeconds: seconds(SessionIdleTimeout), MaxLifetimeSeconds: seconds(SessionMaxLifetime),
 		Limits: contractLimits, Instructions: Instructions,
 	}, nil
 }

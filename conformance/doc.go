@@ -5,16 +5,15 @@
 //
 // It is shaped like cockroachdb's cmpconn: an Engine is a named connection
 // to one server (PostgreSQL, MySQL/MariaDB or SQLite) with a scratch
-// fixture; the Runner feeds it cases from the corpus and from the gopter
+// fixture; the Runner feeds it cases from the corpus and from the
 // generators in conformance/gen, writes a JSON artifact with each side's
 // SQL and observations for every disagreement, shrinks failing generated
 // cases to a minimal SQL by delta debugging on tokens, and writes them as
 // corpus-format regression cases under testdata/regressions/.
 //
-// Servers come from DSNs or, through RunMatrix, from the testcontainers
-// version matrix (Matrix: the images of docker/compose.yaml) when a Docker
-// engine is reachable; DockerAvailable answers ErrNoDocker quickly when
-// none is.
+// Servers come from DSNs, or from the testcontainers version matrix of
+// package conformance/containers (run by cmd/dbeast-matrix, never linked
+// into the dbeast binary).
 //
 // The verifier is a function value (VerifyFunc) so tests can plant a bug
 // and check that the harness catches and shrinks it.

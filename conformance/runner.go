@@ -35,7 +35,7 @@ type Summary struct {
 	Engine  string `json:"engine"`
 	Version string `json:"version"`
 	// Image is the container image the server ran from when the harness
-	// started it (RunMatrix); empty for a server given by DSN.
+	// started it (containers.RunMatrix); empty for a server given by DSN.
 	Image          string         `json:"image,omitempty"`
 	Cases          int            `json:"cases"`
 	Accepted       int            `json:"accepted"`

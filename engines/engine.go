@@ -3,10 +3,13 @@
 // engines/mysql), the closed set of safe errors that may cross it, and the
 // bounded result encoding they share.
 //
-// An Engine is one connection opened for one operation and closed after
-// it: the broker never shares a connection between operations and never
-// uses a person's console session. Close returns only when the connection
-// is really gone, so the broker can hold a concurrency slot until then.
+// An Engine is one connection used for one operation: the broker never
+// shares an Engine between operations and never uses a person's console
+// session. A driver may hand out a broker-owned connection an earlier
+// operation left clean (engines/postgres keeps a small pool per source);
+// Close then gives it back, reset, or, after an error, a cancel, a write
+// or full SQL, closes it and returns only when the connection is really
+// gone, so the broker can hold a concurrency slot until then.
 //
 // Nothing that crosses this interface carries driver text: errors are
 // *Error values with a static Reason.
@@ -75,7 +78,8 @@ type Driver interface {
 	// Validate checks a source's configuration without connecting. Its
 	// error is an *Error with a static reason (never the DSN text).
 	Validate(src Source) (SourceInfo, error)
-	// Open connects for one operation. It gives up after SetupDeadline even
+	// Open connects (or takes a clean pooled connection) for one
+	// operation. It gives up after SetupDeadline even
 	// when ctx has no deadline, and, for drivers whose setup can outlive
 	// ctx, still within SetupDeadline after ctx is cancelled.
 	Open(ctx context.Context, src Source) (Engine, error)
@@ -103,7 +107,8 @@ type Engine interface {
 	// statement (no second statement can ride along). Once the statement
 	// may have reached the server, cancellation yields ReasonOutcomeUnknown.
 	Exec(ctx context.Context, sql string, lim Limits) (*Result, error)
-	// Close ends the connection; it returns once the connection is closed.
+	// Close ends the operation: it returns once the connection is closed,
+	// or, when the operation left it clean and reset, back in its pool.
 	Close() error
 }
 

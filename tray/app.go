@@ -96,17 +96,12 @@ func onReady(c *Client, log *slog.Logger) {
 	}
 	uiAddSeparator()
 	open := uiAddMenuItem("Open console", "Open the approval console in the browser")
+	AddOpenDocumentItem(c, log)
 	stopAll := uiAddMenuItem("Stop all", "End every agent session now")
 	start := uiAddMenuItem("Start server", "Start the MCP endpoint")
 	stop := uiAddMenuItem("Stop server", "Stop the MCP endpoint and end every session")
 	uiAddSeparator()
 	quit := uiAddMenuItem("Quit", "Quit the tray (dbeast keeps running)")
-
-	notifier, err := newNotifier()
-	if err != nil {
-		log.Warn("desktop notifications are off", "error", err)
-		notifier = noNotifier{}
-	}
 
 	ctx := func() (context.Context, context.CancelFunc) {
 		return context.WithTimeout(context.Background(), 5*time.Second)
@@ -122,8 +117,37 @@ func onReady(c *Client, log *slog.Logger) {
 	var (
 		co        coalescer
 		lastState = "start"
-		noteErr   bool
 	)
+	// Notifications are shown by their own goroutine: a notification
+	// service that is slow or hangs must not hold up the menu. Only the
+	// latest note waits; an older one not yet shown is dropped for it.
+	notes := make(chan Note, 1)
+	postNote := func(n Note) {
+		for {
+			select {
+			case notes <- n:
+				return
+			default:
+				select {
+				case <-notes:
+				default:
+				}
+			}
+		}
+	}
+	showNotes := func(notifier Notifier) {
+		noteErr := false
+		for n := range notes {
+			if err := notifier.Show(n); err != nil {
+				if !noteErr {
+					log.Warn("cannot show a desktop notification", "error", err)
+				}
+				noteErr = true
+			} else {
+				noteErr = false
+			}
+		}
+	}
 	// setState shows why the tray has no list and logs a change of state.
 	setState := func(err error) {
 		state, why := "ok", ""
@@ -148,7 +172,7 @@ func onReady(c *Client, log *slog.Logger) {
 			uiSetIcon(iconIdle)
 			uiSetTitle("!")
 			uiSetTooltip("dbeast: " + why)
-			header.SetTitle(why)
+			header.SetTitle(menuLabel(why))
 		}
 	}
 	refresh := func() {
@@ -169,7 +193,7 @@ func onReady(c *Client, log *slog.Logger) {
 		title, tip := Summary(len(reqs))
 		uiSetTitle(title)
 		uiSetTooltip(tip)
-		header.SetTitle(tip)
+		header.SetTitle(menuLabel(tip))
 		if len(reqs) > 0 {
 			uiSetIcon(iconPending)
 		} else {
@@ -210,11 +234,11 @@ func onReady(c *Client, log *slog.Logger) {
 				s.item.Hide()
 				continue
 			}
-			s.item.SetTitle(SlotTitle(r))
+			s.item.SetTitle(menuLabel(SlotTitle(r)))
 			lines := Details(r, now)
 			for k, l := range s.info {
 				if k < len(lines) {
-					l.SetTitle(lines[k])
+					l.SetTitle(menuLabel(lines[k]))
 					l.Show()
 				} else {
 					l.Hide()
@@ -232,14 +256,7 @@ func onReady(c *Client, log *slog.Logger) {
 		slotsMu.Unlock()
 
 		if note, ok := co.next(reqs, now); ok {
-			if err := notifier.Show(note); err != nil {
-				if !noteErr {
-					log.Warn("cannot show a desktop notification", "error", err)
-				}
-				noteErr = true
-			} else {
-				noteErr = false
-			}
+			postNote(note)
 		}
 	}
 	openConsole := func(id string) {
@@ -337,29 +354,14 @@ func onReady(c *Client, log *slog.Logger) {
 	forward(start.ClickedCh, actStart)
 	forward(stop.ClickedCh, actStop)
 	forward(quit.ClickedCh, actQuit)
-	go func() {
-		for key := range notifier.Invoked() {
-			word, id := parseKey(key)
-			ev := event{id: id, armed: true, act: -1, from: "notification"}
-			switch word {
-			case "allow":
-				ev.act = actAllow
-			case "deny":
-				ev.act = actDeny
-			case "review":
-				ev.act = actReview
-			}
-			if ev.act >= 0 {
-				clicks <- ev
-			}
-		}
-	}()
-
-	refresh()
-	tick := time.NewTicker(pollEvery)
-	go func() {
-		defer tick.Stop()
+	// loop handles the clicks, one at a time, and refreshes on the tick
+	// until Quit.
+	loop := func(notifier Notifier) {
 		defer notifier.Close()
+		defer close(notes)
+		refresh()
+		tick := time.NewTicker(pollEvery)
+		defer tick.Stop()
 		for {
 			select {
 			case <-tick.C:
@@ -387,5 +389,38 @@ func onReady(c *Client, log *slog.Logger) {
 				}
 			}
 		}
+	}
+	// Everything that may wait on D-Bus or the console runs off the UI
+	// thread that called onReady: the notifier's setup and the first
+	// refresh too.
+	go func() {
+		notifier, err := newNotifier()
+		if err != nil {
+			log.Warn("desktop notifications are off", "error", err)
+			notifier = noNotifier{}
+		}
+		go showNotes(notifier)
+		go forwardInvoked(notifier, clicks)
+		loop(notifier)
 	}()
+}
+
+// forwardInvoked queues the notification actions the person chose as
+// events for the loop.
+func forwardInvoked(notifier Notifier, clicks chan<- event) {
+	for key := range notifier.Invoked() {
+		word, id := parseKey(key)
+		ev := event{id: id, armed: true, act: -1, from: "notification"}
+		switch word {
+		case "allow":
+			ev.act = actAllow
+		case "deny":
+			ev.act = actDeny
+		case "review":
+			ev.act = actReview
+		}
+		if ev.act >= 0 {
+			clicks <- ev
+		}
+	}
 }

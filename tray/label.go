@@ -1,10 +1,12 @@
 package tray
 
 import (
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // maxItemRunes bounds a menu item's text; longer aliases are cut.
@@ -33,24 +35,72 @@ func ItemText(r Request) string {
 	return alias + " — " + op
 }
 
-// clean cuts s to max runes (adding …) and replaces control, format
-// (bidi) and other invisible characters with U+FFFD, so that text from
-// others cannot pass for something else in a menu or a notification.
+// clean cuts s to max runes (adding …) and replaces hidden characters
+// with U+FFFD (see hidden), so that text from others cannot pass for
+// something else in a menu or a notification.
 func clean(s string, max int) string {
 	var b strings.Builder
 	n := 0
+	var base rune = -1 // the last character that is no combining mark
 	for _, c := range s {
 		if n == max {
 			b.WriteRune('…')
 			break
 		}
-		if !unicode.IsPrint(c) && c != ' ' || unicode.Is(unicode.Cf, c) {
+		mark := unicode.Is(unicode.M, c)
+		if hidden(c) || mark && base < 0x80 {
 			c = '\uFFFD'
+		}
+		if !mark {
+			base = c
 		}
 		b.WriteRune(c)
 		n++
 	}
 	return b.String()
+}
+
+// hiddenExtra are characters that draw nothing (or look like a space)
+// though Unicode files them as letters, marks or symbols: the combining
+// grapheme joiner, the Hangul fillers, the Mongolian vowel separator, the
+// braille blank, variation selectors and tag characters.
+var hiddenExtra = &unicode.RangeTable{
+	R16: []unicode.Range16{
+		{Lo: 0x034f, Hi: 0x034f, Stride: 1},
+		{Lo: 0x115f, Hi: 0x1160, Stride: 1},
+		{Lo: 0x180e, Hi: 0x180e, Stride: 1},
+		{Lo: 0x2800, Hi: 0x2800, Stride: 1},
+		{Lo: 0x3164, Hi: 0x3164, Stride: 1},
+		{Lo: 0xfe00, Hi: 0xfe0f, Stride: 1},
+		{Lo: 0xffa0, Hi: 0xffa0, Stride: 1},
+	},
+	R32: []unicode.Range32{
+		{Lo: 0xe0000, Hi: 0xe007f, Stride: 1},
+		{Lo: 0xe0100, Hi: 0xe01ef, Stride: 1},
+	},
+}
+
+// hidden reports whether c must not be shown as itself: the console's
+// rules (broker/console/static/app.js, escapeFor). Controls, format
+// characters (bidi, zero-width), private use, surrogates, unassigned
+// code points, line and paragraph separators, every space but U+0020 and
+// hiddenExtra. A combining mark on an ASCII character (U+0338 over "="
+// drawn as "≠") is handled by clean.
+func hidden(c rune) bool {
+	if c == ' ' {
+		return false
+	}
+	return !unicode.IsPrint(c) || unicode.In(c, unicode.Cf, unicode.Co, unicode.Cs, unicode.Zs, unicode.Zl, unicode.Zp, hiddenExtra)
+}
+
+// menuLabel is text as a menu label: on Linux the menu goes over
+// com.canonical.dbusmenu, where "_" marks the next letter as the access
+// key and is not drawn, so a literal "_" is written "__".
+func menuLabel(s string) string {
+	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
+		return s
+	}
+	return strings.ReplaceAll(s, "_", "__")
 }
 
 // connName is the person-named connection of r, the name the person
@@ -70,12 +120,16 @@ func SlotTitle(r Request) string {
 }
 
 // Decidable reports whether the tray (menu or notification) may decide r:
-// only a one-time read. Writes, full SQL and session-wide scopes are
-// decided in the console, where the whole statement is shown.
+// only a one-time read whose tables and statement the tray shows uncut
+// (shownWhole). Writes, full SQL, session-wide scopes and anything cut
+// are decided in the console, where the whole statement is shown.
 func Decidable(r Request) bool {
 	switch r.OpKind {
 	case "read", "metadata", "document":
 	default:
+		return false
+	}
+	if !shownWhole(r) {
 		return false
 	}
 	for _, s := range r.Scopes {
@@ -87,8 +141,34 @@ func Decidable(r Request) bool {
 }
 
 // maxStatementLines is how many lines of a statement the menu and a
-// notification show; the console shows it whole.
-const maxStatementLines = 3
+// notification show, each at most maxLineRunes; the console shows it
+// whole.
+const (
+	maxStatementLines = 3
+	maxLineRunes      = 72
+	maxTables         = 4   // tables TablesText names
+	maxTablesRunes    = 120 // and at most this long
+)
+
+// shownWhole reports whether Details shows r's tables and statement
+// without cutting any (blank lines and the indentation of a line aside).
+func shownWhole(r Request) bool {
+	if len(r.Tables) > maxTables || utf8.RuneCountInString(strings.Join(r.Tables, ", ")) > maxTablesRunes {
+		return false
+	}
+	n := 0
+	for _, l := range strings.Split(r.Statement, "\n") {
+		l = strings.TrimSpace(strings.ReplaceAll(l, "\t", " "))
+		if l == "" {
+			continue
+		}
+		n++
+		if n > maxStatementLines || utf8.RuneCountInString(l) > maxLineRunes {
+			return false
+		}
+	}
+	return true
+}
 
 // StatementLines are the first non-blank lines of r's statement, each cut
 // and cleaned, with a last "…" line when more follow.
@@ -104,7 +184,7 @@ func StatementLines(r Request) []string {
 			out = append(out, "…")
 			break
 		}
-		out = append(out, clean(l, 72))
+		out = append(out, clean(l, maxLineRunes))
 	}
 	if len(out) == 0 {
 		out = []string{"(no statement)"}
@@ -119,10 +199,10 @@ func TablesText(r Request) string {
 	}
 	shown := r.Tables
 	more := ""
-	if len(shown) > 4 {
-		shown, more = shown[:4], " and "+strconv.Itoa(len(r.Tables)-4)+" more"
+	if len(shown) > maxTables {
+		shown, more = shown[:maxTables], " and "+strconv.Itoa(len(r.Tables)-maxTables)+" more"
 	}
-	return clean(strings.Join(shown, ", "), 120) + more
+	return clean(strings.Join(shown, ", "), maxTablesRunes) + more
 }
 
 // Details are the lines a request's submenu and notification show, now

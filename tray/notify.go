@@ -9,7 +9,8 @@ import (
 // A desktop notification tells the person that an agent waits, since a
 // request nobody sees expires unseen. An agent decides how many requests
 // it makes, so notifications are coalesced: the tray keeps at most one on
-// screen (each new one replaces the last) and raises a new one at most
+// screen (each new one takes the last one's place: closed and shown anew
+// when it is about other requests) and raises a new one at most
 // once per notifyQuiet; requests that arrive meanwhile are gathered into
 // the next. A notification can decide only a one-time read (Decidable);
 // everything else offers Review, which opens the console at the request.
@@ -26,10 +27,12 @@ type Note struct {
 // NoteAction is one button of a notification.
 type NoteAction struct{ Key, Label string }
 
-// Notifier shows the tray's one notification. Show replaces the one shown
-// before (if still shown). Invoked delivers the key of an action the
-// person chose on the notification shown last; keys of earlier
-// notifications are dropped. Close releases the notifier's resources.
+// Notifier shows the tray's one notification. Show takes the place of the
+// one shown before (if still shown): in place only for the same requests,
+// else that one is closed. Invoked delivers the key of an action the
+// person chose on the notification shown last, once the key was on
+// screen for armDelay; keys of earlier notifications are dropped. Close
+// releases the notifier's resources.
 type Notifier interface {
 	Show(n Note) error
 	Invoked() <-chan string

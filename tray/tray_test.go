@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -231,5 +232,85 @@ func TestDetails(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("Details =\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestDecidableOnlyWhenShownWhole: Allow once (and Deny) are offered only
+// for a read whose tables and statement the tray shows uncut; otherwise
+// only Review, in the menu and in the notification.
+func TestDecidableOnlyWhenShownWhole(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	read := func(stmt string, tables ...string) Request {
+		return Request{ID: "req_x", OpKind: "read", Scopes: []string{"once"}, Statement: stmt, Tables: tables, CreatedAt: t0}
+	}
+	long := strings.Repeat("x", maxLineRunes)
+	cases := []struct {
+		name string
+		r    Request
+		want bool
+	}{
+		{"short", read("SELECT a\nFROM t", `"t"`), true},
+		{"three lines and blanks", read("\nSELECT a\n\n  FROM t\nWHERE b\n", `"t"`), true},
+		{"a line at the limit", read(long, `"t"`), true},
+		{"a line cut", read(long+"y", `"t"`), false},
+		{"a fourth line", read("SELECT a\nFROM t\nWHERE b\nOR id > 1", `"t"`), false},
+		{"four tables", read("SELECT 1", `"a"`, `"b"`, `"c"`, `"d"`), true},
+		{"five tables", read("SELECT 1", `"a"`, `"b"`, `"c"`, `"d"`, `"e"`), false},
+		{"a tables line cut", read("SELECT 1", `"`+strings.Repeat("t", maxTablesRunes)+`"`), false},
+	}
+	for _, c := range cases {
+		if got := Decidable(c.r); got != c.want {
+			t.Errorf("%s: Decidable = %v, want %v", c.name, got, c.want)
+		}
+		n := noteFor([]Request{c.r}, t0)
+		var keys []string
+		for _, a := range n.Actions {
+			keys = append(keys, a.Key)
+		}
+		want := []string{"review:req_x"}
+		if c.want {
+			want = append(want, "allow:req_x", "deny:req_x")
+		}
+		if !slices.Equal(keys, want) {
+			t.Errorf("%s: notification actions %q, want %q", c.name, keys, want)
+		}
+	}
+}
+
+// TestCleanHidesWhatTheConsoleEscapes: the tray replaces the characters
+// the console shows as escapes (broker/console/static/app.js escapeFor).
+func TestCleanHidesWhatTheConsoleEscapes(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"plain ascii", "plain ascii"},
+		{"a\u202eb", "a\uFFFDb"},                                           // bidi override
+		{"a\u200bb", "a\uFFFDb"},                                           // zero-width space
+		{"id \u0338= 1", "id \uFFFD= 1"},                                   // a mark on a space
+		{"id =\u0338 1", "id =\uFFFD 1"},                                   // ≠ drawn from "=" and U+0338
+		{"x\u0300\u0301", "x\uFFFD\uFFFD"},                                 // marks on an ASCII letter
+		{"é", "é"},                                                         // a mark on a Latin letter is writing
+		{"नमस्ते", "नमस्ते"},                                               // and on Devanagari
+		{"a\u115fb\u3164c\uffa0d\u1160e", "a\uFFFDb\uFFFDc\uFFFDd\uFFFDe"}, // Hangul fillers
+		{"a\u2800b", "a\uFFFDb"},                                           // braille blank
+		{"a\u00a0b\u3000c", "a\uFFFDb\uFFFDc"},                             // spaces other than U+0020
+		{"a\u034fb\ufe0fc", "a\uFFFDb\uFFFDc"},                             // grapheme joiner, variation selector
+		{"a\U000E0041b\U000E0100c", "a\uFFFDb\uFFFDc"},                     // tag, variation selector supplement
+		{"a\u2028b", "a\uFFFDb"},                                           // line separator
+	}
+	for _, c := range cases {
+		if got := clean(c.in, 100); got != c.want {
+			t.Errorf("clean(%+q) = %+q, want %+q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestMenuLabel: on Linux (dbusmenu) "_" is the access-key marker, so a
+// literal one is doubled; elsewhere labels stay as they are.
+func TestMenuLabel(t *testing.T) {
+	want := "my__shop: a__b — read"
+	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
+		want = "my_shop: a_b — read"
+	}
+	if got := menuLabel("my_shop: a_b — read"); got != want {
+		t.Errorf("menuLabel = %q, want %q", got, want)
 	}
 }

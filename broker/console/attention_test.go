@@ -154,13 +154,59 @@ func TestConsoleAttention(t *testing.T) {
 		br.do("cleared", chromedp.WaitVisible(css("#pending-empty")))
 	})
 
-	// A long statement is folded under a summary, so the card stays
-	// short; "Show all" shows it whole. It waits during the screenshots.
-	var lines []string
-	for i := range 60 {
-		lines = append(lines, "SELECT item FROM main.orders WHERE id = "+strings.Repeat("1", i%5+1))
-	}
-	longID, _ := ag.submit("request_sql", e.sourceID, strings.Join(lines, "\nUNION ALL\n"))
+	t.Run("a long write is shown whole, a folded read waits for Show all", func(t *testing.T) {
+		// The adversarial review's statement: the clause that widens the
+		// write hides among comment lines in the middle.
+		w := []string{"UPDATE main.orders", "SET item = upper('x')", "WHERE id = 1"}
+		for i := range 20 {
+			w = append(w, "-- change requested in ticket #"+strings.Repeat("1", i%5+1)+", only order 1")
+		}
+		w = append(w, "OR id > 1")
+		for i := range 20 {
+			w = append(w, "-- reviewed line "+strings.Repeat("2", i%5+1))
+		}
+		full, _ := ag.submit("request_sql", e.sourceID, strings.Join(w, "\n"))
+		sel := card(full)
+		br.do("write card", chromedp.WaitVisible(css(sel+` .summary`)), armed(full))
+		type view struct {
+			Fold          bool
+			Shown, Hint   string
+			AllowDisabled bool
+		}
+		v := value(br, "write card", chromedp.Evaluate[view](`(function(){const c=document.querySelector('`+sel+`');
+			return {Fold: !!c.querySelector('button.fold'), Shown: c.querySelector('pre.stmt').textContent,
+				Hint: c.querySelector('.summary').textContent, AllowDisabled: c.querySelector('button[data-action=allow]').disabled};})()`))
+		// The functions named in the summary are only a hint.
+		if v.Fold || !strings.Contains(v.Shown, "OR id > 1") || v.AllowDisabled || !strings.Contains(v.Hint, "partial hint") || !strings.Contains(v.Hint, "upper") {
+			t.Errorf("long full SQL card: %+v; want the whole statement, unfolded", v)
+		}
+		e.api("POST", "/api/requests/"+full+"/deny", map[string]any{}, nil)
+
+		// A long read is folded; Allow (button or key) waits for Show all.
+		read, _ := ag.submit("query_sql", e.sourceID, longRead("3"))
+		sel = card(read)
+		br.do("read card", chromedp.WaitVisible(css(sel+` button.fold`)),
+			void(chromedp.Poll[bool](`!document.querySelector('[data-gone-id]')`, chromedp.WithPollingInterval(50*time.Millisecond))),
+			chromedp.WaitReady(css(sel+` button[data-action=deny]:not([disabled])`)))
+		if dis := value(br, "allow", chromedp.Evaluate[bool](`document.querySelector('`+sel+` button[data-action=allow]').disabled`)); !dis {
+			t.Errorf("Allow is enabled while the read's middle is folded")
+		}
+		br.do("key A", chromedp.Focus(css(sel)), chromedp.KeyEvent("a"), chromedp.Sleep(300*time.Millisecond))
+		if st := ag.status(read, 0); st != "pending" {
+			t.Fatalf("A on a folded read: %q, want pending", st)
+		}
+		br.do("show all", chromedp.Click(css(sel+` button.fold`)),
+			chromedp.WaitReady(css(sel+` button[data-action=allow]:not([disabled])`)))
+		if n := value(br, "lines", chromedp.Evaluate[int](`document.querySelector('`+sel+` pre.stmt').textContent.split('\n').length`)); n != 63 {
+			t.Errorf("after Show all the read shows %d lines, want 63", n)
+		}
+		e.api("POST", "/api/requests/"+read+"/deny", map[string]any{}, nil)
+		br.do("cleared", chromedp.WaitVisible(css("#pending-empty")))
+	})
+
+	// A long read is folded under a summary, so the card stays short;
+	// "Show all" shows it whole. It waits during the screenshots.
+	longID, _ := ag.submit("query_sql", e.sourceID, longRead("1"))
 	br.do("long card", chromedp.WaitVisible(css(card(longID)+` .summary`)), chromedp.WaitVisible(css(card(longID)+` button.fold`)))
 
 	pages := []string{"pending", "sharing", "connections", "sessions", "sources", "activity", "server"}
@@ -223,4 +269,14 @@ func TestConsoleAttention(t *testing.T) {
 	if n := br.exceptions.Load(); n != 0 {
 		t.Errorf("%d page exceptions", n)
 	}
+}
+
+// longRead is a read of main.orders 63 lines long even as the verifier
+// normalizes it (comments go, a string literal stays), tagged with digit.
+func longRead(digit string) string {
+	lines := []string{"SELECT item FROM main.orders WHERE item = 'note"}
+	for i := range 61 {
+		lines = append(lines, "line "+strings.Repeat(digit, i%5+1))
+	}
+	return strings.Join(append(lines, "end'"), "\n")
 }

@@ -518,7 +518,7 @@ func TestConsoleInBrowser(t *testing.T) {
 			// The table is picked from the source's proven tables.
 			chromedp.Click(css("#share-list-tables")), chromedp.WaitVisible(css("#share-pick")),
 			void(chromedp.Evaluate[bool](`(function(){const s=document.getElementById('share-pick');
-				const o=[...s.options].find(o => o.textContent === 'main.orders'); if (!o) return false;
+				const o=[...s.options].find(o => o.textContent === '"main"."orders"'); if (!o) return false;
 				s.value=o.value; s.dispatchEvent(new Event('change')); return true;})()`)),
 			void(chromedp.Poll[bool](`document.getElementById('share-new-name').value === 'orders' && document.getElementById('share-new-schema').value === 'main'`,
 				chromedp.WithPollingInterval(50*time.Millisecond))),

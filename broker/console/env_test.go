@@ -25,6 +25,7 @@ type env struct {
 	b        *broker.Broker
 	sourceID string
 	state    string
+	dbPath   string // the SQLite fixture file
 }
 
 // newEnv starts a broker with a temp state dir and a SQLite fixture file
@@ -59,7 +60,7 @@ func newEnv(t *testing.T) *env {
 		t.Fatalf("Start: %v", err)
 	}
 	t.Cleanup(func() { b.Close() })
-	e := &env{t: t, b: b, state: filepath.Join(dir, "state")}
+	e := &env{t: t, b: b, state: filepath.Join(dir, "state"), dbPath: dbPath}
 	var out map[string]string
 	if st := e.api("POST", "/api/sources", map[string]any{"kind": "sqlite", "path": dbPath, "alias": "Shop"}, &out); st != http.StatusCreated {
 		t.Fatalf("add source: %d", st)

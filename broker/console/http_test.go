@@ -2,11 +2,12 @@ package console_test
 
 import (
 	"io"
-	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/dbeast/dbeast/broker/console"
+
+	"github.com/dbeast/dbeast/broker/internal/testhttp"
 )
 
 // TestConsoleHTTPRules sends real HTTP requests to a running broker's
@@ -47,20 +48,8 @@ func TestConsoleHTTPRules(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			req, _ := http.NewRequest(c.method, base+c.path, nil)
-			for k, v := range c.hdr {
-				if k == "Host" {
-					req.Host = v
-				} else {
-					req.Header.Set(k, v)
-				}
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
+			resp := testhttp.Do(t, c.method, base+c.path, c.hdr, nil)
 			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
 			if resp.StatusCode != c.want {
 				t.Fatalf("status %d, want %d", resp.StatusCode, c.want)
 			}

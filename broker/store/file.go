@@ -146,3 +146,6 @@ func checkDir(dir string) error {
 }
 
 var _ Store = (*File)(nil)
+
+// Describe says where the state is kept.
+func (f *File) Describe() string { return "a 0600 file in the state directory (" + Service + ".json)" }

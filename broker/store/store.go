@@ -28,3 +28,12 @@ type Store interface {
 	// Delete removes the saved blob; deleting nothing is not an error.
 	Delete() error
 }
+
+// Describe says in a few words where s keeps the state, for the person
+// (serve prints it): the backend's own Describe, or a generic phrase.
+func Describe(s Store) string {
+	if d, ok := s.(interface{ Describe() string }); ok {
+		return d.Describe()
+	}
+	return "the platform's secret store"
+}

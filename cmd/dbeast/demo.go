@@ -12,8 +12,8 @@ import (
 	"path/filepath"
 
 	"github.com/dbeast/dbeast/broker"
-	"github.com/dbeast/dbeast/broker/shop"
 	"github.com/dbeast/dbeast/engines"
+	"github.com/dbeast/dbeast/internal/shop"
 )
 
 func init() {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/dbeast/dbeast/broker"
 	"github.com/dbeast/dbeast/broker/brokertest"
-	"github.com/dbeast/dbeast/broker/shop"
+	"github.com/dbeast/dbeast/internal/shop"
 )
 
 // TestDemoApproveQuery is the demo's promise: an MCP client submits a

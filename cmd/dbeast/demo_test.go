@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/dbeast/dbeast/broker"
-	"github.com/dbeast/dbeast/broker/shop"
+	"github.com/dbeast/dbeast/internal/shop"
 )
 
 // TestDemoSetUpIsIdempotent runs the demo set-up on three broker starts

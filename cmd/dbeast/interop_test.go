@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/dbeast/dbeast/broker"
-	"github.com/dbeast/dbeast/broker/shop"
 	"github.com/dbeast/dbeast/engines"
+	"github.com/dbeast/dbeast/internal/shop"
 )
 
 // interopClients are the third-party MCP clients of conformance/clients

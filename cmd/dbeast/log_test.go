@@ -16,7 +16,7 @@ import (
 
 	"github.com/dbeast/dbeast/broker"
 	"github.com/dbeast/dbeast/broker/brokertest"
-	"github.com/dbeast/dbeast/broker/shop"
+	"github.com/dbeast/dbeast/internal/shop"
 )
 
 // syncBuffer is a log sink safe for the broker's goroutines.

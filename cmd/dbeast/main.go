@@ -2,9 +2,12 @@
 // databases over MCP only as far as that person allows.
 //
 // Subcommands live in one file each and register themselves in commands:
-// serve (the broker), demo (the broker on an embedded SQLite shop),
+// serve (the broker), open (open a document in the running broker),
+// demo (the broker on an embedded SQLite shop),
 // verify (the SQL verifier on the command line) and conformance (the
-// differential harness). Flags are read only here, in cmd/.
+// differential harness on servers given by DSN; the container matrix is
+// cmd/dbeast-matrix, so this binary links no container or test code, as
+// deps_test.go pins). Flags are read only here, in cmd/.
 package main
 
 import (

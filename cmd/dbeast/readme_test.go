@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/dbeast/dbeast/broker"
-	"github.com/dbeast/dbeast/broker/shop"
+	"github.com/dbeast/dbeast/internal/shop"
 )
 
 // readmeMarker precedes the README's curl walkthrough.

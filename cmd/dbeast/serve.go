@@ -163,6 +163,7 @@ func serveUntilSignal(b *broker.Broker, f *serveFlags, out io.Writer, ready func
 		}
 	}
 	fmt.Fprintf(out, "MCP endpoint: %s\n", b.MCPURL())
+	fmt.Fprintf(out, "Secrets:      %s\n", b.SecretStore())
 	if f.tokenFile != "" {
 		// A service: its output may go to a log, so it prints no secret;
 		// the tray (or a client of the API) makes sign-in links.

@@ -1,11 +1,11 @@
 package gen
 
 import (
+	"math/rand"
 	"testing"
 
 	"github.com/dbeast/dbeast/verifier"
 	"github.com/dbeast/dbeast/verifier/dialect"
-	"github.com/leanovate/gopter"
 )
 
 // TestQueryAccepted pins that the allowed-grammar generator stays inside
@@ -22,12 +22,11 @@ func TestQueryAccepted(t *testing.T) {
 		{verifier.MySQL, "dbeast_conf"},
 	} {
 		t.Run(string(tc.d), func(t *testing.T) {
-			p := gopter.DefaultGenParameters().CloneWithSeed(1)
+			r := rand.New(rand.NewSource(1))
 			g := Query(tc.d, tc.schema)
 			bad := 0
 			for i := 0; i < 500; i++ {
-				v, _ := g(p).Retrieve()
-				q := v.(string)
+				q := g(r)
 				if _, err := dialect.Verify(verifier.Input{Dialect: tc.d, SQL: q, Database: tc.schema}); err != nil {
 					bad++
 					if bad <= 5 {
@@ -77,12 +76,11 @@ func TestScopingBothWays(t *testing.T) {
 		{verifier.MySQL, "dbeast_conf"},
 	} {
 		t.Run(string(tc.d), func(t *testing.T) {
-			p := gopter.DefaultGenParameters().CloneWithSeed(1)
+			r := rand.New(rand.NewSource(1))
 			g := Scoping(tc.d, tc.schema)
 			accepted, scoped := 0, 0
 			for i := 0; i < 300; i++ {
-				v, _ := g(p).Retrieve()
-				q := v.(string)
+				q := g(r)
 				_, err := dialect.Verify(verifier.Input{Dialect: tc.d, SQL: q, Database: tc.schema})
 				if err == nil {
 					accepted++

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/dbeast/dbeast/verifier"
-	"github.com/leanovate/gopter"
 )
 
 // mutation turns an allowed query q into a hostile variant. s is the
@@ -161,20 +160,18 @@ func hostile(r *rand.Rand, st style) string {
 	return ms[r.Intn(len(ms))](r, q, st.schema, sec)
 }
 
-// Hostile is the gopter generator of hostile mutations for dialect d over
+// Hostile is the generator of hostile mutations for dialect d over
 // the fixture tables in schema.
-func Hostile(d verifier.Dialect, schema string) gopter.Gen {
+func Hostile(d verifier.Dialect, schema string) Gen {
 	st := styleFor(d, schema)
-	return func(p *gopter.GenParameters) *gopter.GenResult {
-		return gopter.NewGenResult(hostile(p.Rng, st), gopter.NoShrinker)
-	}
+	return func(r *rand.Rand) string { return hostile(r, st) }
 }
 
 // Sample returns n deterministic cases for dialect d drawn with seed:
 // mostly allowed reads, one in four hostile. The same seed gives the same
 // texts, so a CI slice is reproducible.
 func Sample(d verifier.Dialect, schema string, seed int64, n int) []string {
-	p := gopter.DefaultGenParameters().CloneWithSeed(seed)
+	r := rand.New(rand.NewSource(seed))
 	q, h, sc, an := Query(d, schema), Hostile(d, schema), Scoping(d, schema), Analytics(d, schema)
 	out := make([]string, 0, n)
 	for i := 0; i < n; i++ {
@@ -188,8 +185,7 @@ func Sample(d verifier.Dialect, schema string, seed int64, n int) []string {
 		if an != nil && i%8 == 2 { // *_analytics.go: one in eight
 			g = an
 		}
-		v, _ := g(p).Retrieve()
-		out = append(out, v.(string))
+		out = append(out, g(r))
 	}
 	return out
 }

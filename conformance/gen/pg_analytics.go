@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/dbeast/dbeast/verifier"
-	"github.com/leanovate/gopter"
 )
 
 // The analytics generator (issue 16) draws PostgreSQL reads from the
@@ -181,10 +180,10 @@ func AnalyticsQuery(r *rand.Rand, schema string, f Family) string {
 	return (&analytics{r: r, schema: schema}).query(f)
 }
 
-// Analytics is the gopter generator of analytics reads for dialect d (all
-// families in turn): this file's for PostgreSQL, mysql_analytics.go's and
+// Analytics is the generator of analytics reads for dialect d (a family
+// drawn per case): this file's for PostgreSQL, mysql_analytics.go's and
 // sqlite_analytics.go's for the others; nil for an unknown dialect.
-func Analytics(d verifier.Dialect, schema string) gopter.Gen {
+func Analytics(d verifier.Dialect, schema string) Gen {
 	var q func(*rand.Rand, string, Family) string
 	switch d {
 	case verifier.Postgres:
@@ -196,8 +195,8 @@ func Analytics(d verifier.Dialect, schema string) gopter.Gen {
 	default:
 		return nil
 	}
-	return func(p *gopter.GenParameters) *gopter.GenResult {
-		f := Families[p.Rng.Intn(len(Families))]
-		return gopter.NewGenResult(q(p.Rng, schema, f), gopter.NoShrinker)
+	return func(r *rand.Rand) string {
+		f := Families[r.Intn(len(Families))]
+		return q(r, schema, f)
 	}
 }

@@ -1,4 +1,4 @@
-// Package gen holds the gopter generators of the conformance harness:
+// Package gen holds the generators of the conformance harness:
 // queries from the allowed read grammar over the fixture schema, printed
 // in each dialect's syntax, and hostile mutations of them (comment and
 // quoting tricks, executable comments, stacking, side-effect functions,
@@ -8,8 +8,15 @@
 // Generators never name the decoy table Secret except inside hostile
 // text meant to hide it; the harness fails any accepted query that makes
 // the server touch it. Shrinking is done by the harness on the token
-// level (delta debugging), so the generators carry no gopter shrinker.
+// level (delta debugging), so a generator is only a function of its
+// random source (Gen), with no property-testing framework around it.
 package gen
+
+import "math/rand"
+
+// Gen draws one SQL text from r. The same sequence of r gives the same
+// texts, which is what makes Sample and a CI slice reproducible.
+type Gen func(r *rand.Rand) string
 
 // Kind is the type class of a fixture column, which decides the
 // expressions and literals a generator may combine it with.

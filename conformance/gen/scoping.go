@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/dbeast/dbeast/verifier"
-	"github.com/leanovate/gopter"
 )
 
 // scopeNames are the CTE and derived-table names the scoping generator
@@ -130,16 +129,14 @@ func (s *scoper) query() string {
 	return q
 }
 
-// Scoping is the gopter generator of scoping queries for dialect d over
+// Scoping is the generator of scoping queries for dialect d over
 // the fixture tables in schema. Unlike Query, its cases need not be
 // accepted: a name a dialect scopes differently makes the verifier refuse
 // (unqualified_table), and the harness checks that every accepted one
 // reads only its verdict's tables.
-func Scoping(d verifier.Dialect, schema string) gopter.Gen {
+func Scoping(d verifier.Dialect, schema string) Gen {
 	st := styleFor(d, schema)
-	return func(p *gopter.GenParameters) *gopter.GenResult {
-		return gopter.NewGenResult(scoping(p.Rng, st), gopter.NoShrinker)
-	}
+	return func(r *rand.Rand) string { return scoping(r, st) }
 }
 
 func scoping(r *rand.Rand, st style) string {
@@ -150,12 +147,11 @@ func scoping(r *rand.Rand, st style) string {
 // SampleScoping returns n deterministic scoping queries for dialect d
 // drawn with seed.
 func SampleScoping(d verifier.Dialect, schema string, seed int64, n int) []string {
-	p := gopter.DefaultGenParameters().CloneWithSeed(seed)
+	r := rand.New(rand.NewSource(seed))
 	g := Scoping(d, schema)
 	out := make([]string, 0, n)
 	for i := 0; i < n; i++ {
-		v, _ := g(p).Retrieve()
-		out = append(out, v.(string))
+		out = append(out, g(r))
 	}
 	return out
 }

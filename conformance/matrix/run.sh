@@ -205,9 +205,20 @@ start_embedded() {
   fi
   SERVER="$data|$dir/bin"
   STARTED+=("$SERVER")
-  if ! as "$dir/bin/pg_ctl" -D "$data" -l "$sock/server.log" -w -t 60 \
-      -o "-p $port -k $sock -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
-      start >"$LOGS/start-$major.log" 2>&1; then
+  # A free port can still be taken between the check and the bind (an
+  # outgoing connection's ephemeral port, on a busy machine): retry on
+  # another port when that is why the server did not start.
+  local started=
+  for i in 1 2 3; do
+    if as "$dir/bin/pg_ctl" -D "$data" -l "$sock/server.log" -w -t 60 \
+        -o "-p $port -k $sock -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+        start >"$LOGS/start-$major.log" 2>&1; then
+      started=1; break
+    fi
+    grep -q 'Address already in use' "$sock/server.log" 2>/dev/null || break
+    port=$((port + 1000)); port_free "$port" || port=$((port + 1000))
+  done
+  if [ -z "$started" ]; then
     echo "PostgreSQL $major: NOT CHECKED: the server did not start"
     tail -5 "$sock/server.log" 2>/dev/null | sed 's/^/    /'
     return 1

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -15,12 +16,25 @@ import (
 )
 
 // Engine is one connection used for one operation. It is not safe for
-// concurrent use; the broker never shares it.
+// concurrent use; the broker never shares it. The connection comes from
+// the source's pool (pool.go) when one is idle; Close gives it back only
+// when the operation left it clean (reusable) and closes it otherwise.
 type Engine struct {
 	conn     *pgx.Conn
 	pg       *pgconn.PgConn
 	readOnly bool
-	seq      int // names prepared statements uniquely on this connection
+
+	pool *connPool
+	pc   *pooledConn
+	// reused reports whether the connection served an earlier operation.
+	reused bool
+	// reusable is set by an operation that ended without error and reset
+	// the session; anything else leaves it false and Close closes.
+	reusable bool
+	// pre holds catalog answers fetched ahead in a pipeline (cache.go);
+	// rec, when set, records the catalog queries a proof runs.
+	pre map[string][][][][]byte
+	rec *[]recordedQuery
 }
 
 var _ engines.Engine = (*Engine)(nil)
@@ -32,12 +46,12 @@ const cancelDeadlineDelay = 5 * time.Second
 // closeTimeout bounds the polite part of Close.
 const closeTimeout = 5 * time.Second
 
-// open parses the DSN and connects under the setup deadline. The context
-// watcher sends a server-side cancel request when a context ends (pgx's
-// default only cuts the socket, which leaves a lock wait running on the
-// server until it next writes).
-func open(ctx context.Context, src engines.Source) (*Engine, error) {
-	cfg, err := pgx.ParseConfig(src.DSN)
+// parseConfig parses the DSN into the configuration every connection of
+// the source uses. The context watcher sends a server-side cancel request
+// when a context ends (pgx's default only cuts the socket, which leaves a
+// lock wait running on the server until it next writes).
+func parseConfig(dsn string) (*pgx.ConnConfig, error) {
+	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, engines.NewError(engines.CodeUnavailable, engines.ReasonBadConfig, err)
 	}
@@ -57,6 +71,48 @@ func open(ctx context.Context, src engines.Source) (*Engine, error) {
 	cfg.BuildContextWatcherHandler = func(pg *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: pg, DeadlineDelay: cancelDeadlineDelay}
 	}
+	return cfg, nil
+}
+
+// open takes an idle connection of the source's pool, or connects under
+// the setup deadline.
+func open(ctx context.Context, src engines.Source) (*Engine, error) {
+	p, err := poolOf(src)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{readOnly: src.ReadOnly, pool: p}
+	if c := p.get(); c != nil {
+		e.use(c, true)
+		return e, nil
+	}
+	c, err := dial(ctx, p.cfg)
+	if err != nil {
+		return nil, err
+	}
+	e.use(c, false)
+	return e, nil
+}
+
+// poolOf returns the source's pool, parsing its DSN the first time.
+func poolOf(src engines.Source) (*connPool, error) {
+	if p := lookupPool(src.DSN, src.ReadOnly); p != nil {
+		return p, nil
+	}
+	cfg, err := parseConfig(src.DSN)
+	if err != nil {
+		return nil, err
+	}
+	return poolFor(src.DSN, src.ReadOnly, cfg), nil
+}
+
+// use makes c the engine's connection.
+func (e *Engine) use(c *pooledConn, reused bool) {
+	e.pc, e.conn, e.pg, e.reused = c, c.conn, c.pg, reused
+}
+
+// dial opens a new connection under the setup deadline.
+func dial(ctx context.Context, cfg *pgx.ConnConfig) (*pooledConn, error) {
 	sctx, cancel := context.WithTimeout(ctx, engines.SetupDeadline)
 	defer cancel()
 	conn, err := pgx.ConnectConfig(sctx, cfg)
@@ -76,23 +132,53 @@ func open(ctx context.Context, src engines.Source) (*Engine, error) {
 	if err := checkServerVersion(ctx, conn); err != nil {
 		return nil, err
 	}
-	return &Engine{conn: conn, pg: conn.PgConn(), readOnly: src.ReadOnly}, nil
+	return &pooledConn{conn: conn, pg: conn.PgConn(), created: time.Now(), stmts: map[string]string{}}, nil
 }
 
-// Close ends the connection and returns once its resources are released,
-// including an asynchronous close begun by an interrupted statement.
-func (e *Engine) Close() error {
-	if e.conn == nil {
+// freshConn replaces a reused connection by a new one (full SQL never runs
+// on a connection that served another operation); the unused pooled one
+// goes back as it came.
+func (e *Engine) freshConn(ctx context.Context) error {
+	if !e.reused {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
-	defer cancel()
-	err := e.conn.Close(ctx)
-	<-e.pg.CleanupDone()
+	old := e.pc
+	c, err := dial(ctx, e.pool.cfg)
 	if err != nil {
+		return err
+	}
+	e.use(c, false)
+	e.pool.put(old)
+	return nil
+}
+
+// Close gives a clean connection back to the pool, or ends it and returns
+// once its resources are released, including an asynchronous close begun
+// by an interrupted statement.
+func (e *Engine) Close() error {
+	if e.pc == nil {
+		return nil
+	}
+	c := e.pc
+	e.pc, e.pre, e.rec = nil, nil, nil
+	if e.reusable && !c.pg.IsClosed() && c.pg.TxStatus() == 'I' {
+		e.pool.put(c)
+		return nil
+	}
+	if err := c.close(); err != nil {
 		return engines.NewError(engines.CodeFailed, ReasonConnectionLost, err)
 	}
 	return nil
+}
+
+// reset ends the session state of a connection that is to go back to the
+// pool: one round trip, used by operations that did not already reset it
+// in their last pipeline.
+func (e *Engine) reset(ctx context.Context) {
+	clear(e.pc.stmts)
+	if err := e.simple(ctx, "DISCARD ALL"); err == nil {
+		e.reusable = true
+	}
 }
 
 // opContext bounds an operation by the contract's deadline.
@@ -118,14 +204,25 @@ func timeoutMillis(ctx context.Context) int64 {
 // lockTimeoutMillis bounds one lock wait.
 const lockTimeoutMillis = 10_000
 
-// sessionSettings are the transaction-local settings every transaction of
-// this engine uses: built-in names only, standard strings, and the output
-// formats that make text values exact and stable.
+// settingStatements are the transaction-local settings every transaction
+// of this engine uses: built-in names only, standard strings, and the
+// output formats that make text values exact and stable.
+func settingStatements(ctx context.Context) []string {
+	return []string{
+		"SET LOCAL search_path = pg_catalog, pg_temp",
+		"SET LOCAL standard_conforming_strings = on",
+		fmt.Sprintf("SET LOCAL statement_timeout = %d", timeoutMillis(ctx)),
+		fmt.Sprintf("SET LOCAL lock_timeout = %d", lockTimeoutMillis),
+		"SET LOCAL bytea_output = 'hex'",
+		"SET LOCAL DateStyle = 'ISO, MDY'",
+		"SET LOCAL IntervalStyle = 'postgres'",
+		"SET LOCAL extra_float_digits = 1",
+	}
+}
+
+// sessionSettings is settingStatements as one simple-protocol string.
 func sessionSettings(ctx context.Context) string {
-	return fmt.Sprintf("SET LOCAL search_path = pg_catalog, pg_temp; SET LOCAL standard_conforming_strings = on; "+
-		"SET LOCAL statement_timeout = %d; SET LOCAL lock_timeout = %d; SET LOCAL bytea_output = 'hex'; "+
-		"SET LOCAL DateStyle = 'ISO, MDY'; SET LOCAL IntervalStyle = 'postgres'; SET LOCAL extra_float_digits = 1",
-		timeoutMillis(ctx), lockTimeoutMillis)
+	return strings.Join(settingStatements(ctx), "; ")
 }
 
 // simple runs our own static statements (never input text) with the simple
@@ -136,7 +233,12 @@ func (e *Engine) simple(ctx context.Context, sql string) error {
 }
 
 // query runs one catalog query with text parameters and returns its rows.
+// An answer fetched ahead for the same query and arguments (cache.go) is
+// used instead of a round trip.
 func (e *Engine) query(ctx context.Context, sql string, args ...string) ([][][]byte, error) {
+	if rows, ok := e.prefetched(sql, args); ok {
+		return rows, nil
+	}
 	params := make([][]byte, len(args))
 	for i, a := range args {
 		params[i] = []byte(a)
@@ -145,12 +247,17 @@ func (e *Engine) query(ctx context.Context, sql string, args ...string) ([][][]b
 	if res.Err != nil {
 		return nil, res.Err
 	}
+	e.record(sql, args)
 	return res.Rows, nil
 }
 
 // batch runs catalog queries that all take the same single parameter in
-// one round trip and returns each one's rows.
+// one round trip and returns each one's rows. Answers fetched ahead are
+// used when every query has one.
 func (e *Engine) batch(ctx context.Context, arg string, queries ...string) ([][][][]byte, error) {
+	if out, ok := e.prefetchedBatch(arg, queries); ok {
+		return out, nil
+	}
 	b := &pgconn.Batch{}
 	for _, q := range queries {
 		b.ExecParams(q, [][]byte{[]byte(arg)}, nil, nil, nil)
@@ -169,16 +276,19 @@ func (e *Engine) batch(ctx context.Context, arg string, queries ...string) ([][]
 		}
 		out[i] = r.Rows
 	}
+	for _, q := range queries {
+		e.record(q, []string{arg})
+	}
 	return out, nil
 }
 
 // errBatch is a private cause: a batch returned fewer results than sent.
 var errBatch = errors.New("postgres: batch result count mismatch")
 
-// rollback ends a transaction, ignoring the outcome: the connection is
-// closed after the operation anyway, which also ends it.
+// rollback ends a transaction, if one is open, ignoring the outcome: a
+// connection whose rollback failed is not reusable and is closed by Close.
 func (e *Engine) rollback() {
-	if e.pg.IsClosed() {
+	if e.pg.IsClosed() || e.pg.TxStatus() == 'I' {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)

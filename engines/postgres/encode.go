@@ -97,21 +97,6 @@ func sameFields(a, b []pgconn.FieldDescription) bool {
 	return true
 }
 
-// prepare parses sql as a named prepared statement (the server analyses
-// and rewrites it, locking every relation it names) and refuses
-// parameters.
-func (e *Engine) prepare(ctx context.Context, sql string) (*pgconn.StatementDescription, error) {
-	name := e.nextName()
-	sd, err := e.pg.Prepare(ctx, name, sql, nil)
-	if err != nil {
-		return nil, mapErr(ctx, err)
-	}
-	if len(sd.ParamOIDs) != 0 {
-		return nil, engines.NewError(engines.CodeDenied, ReasonParameters, nil)
-	}
-	return sd, nil
-}
-
 // execPrepared executes a kept statement description.
 func (e *Engine) execPrepared(ctx context.Context, sd *pgconn.StatementDescription, lim engines.Limits) (*engines.Result, error) {
 	rr := e.pg.ExecPrepared(ctx, sd.Name, nil, nil, textFormat)

@@ -66,11 +66,20 @@ ORDER BY a.attnum`
 // depQuery lists what the relation's indexes (their expressions, partial
 // predicates, operator classes, collations, access methods) and CHECK
 // constraints depend on, leaving out the relation itself and its own
-// constraints.
+// constraints. Each branch starts from the relation's own indexes or
+// constraints and finds their rows through pg_depend's depender index, so
+// its cost does not grow with the database's other objects.
 const depQuery = `SELECT d.classid, d.objid, d.refclassid, d.refobjid, d.refobjsubid
-FROM pg_catalog.pg_depend d
-WHERE ((d.classid = 1259 AND d.objid IN (SELECT x.indexrelid FROM pg_catalog.pg_index x WHERE x.indrelid = $1::pg_catalog.oid))
-    OR (d.classid = 2606 AND d.objid IN (SELECT k.oid FROM pg_catalog.pg_constraint k WHERE k.conrelid = $1::pg_catalog.oid AND k.contype = 'c')))
+FROM pg_catalog.pg_index x
+JOIN pg_catalog.pg_depend d ON d.classid = 1259 AND d.objid = x.indexrelid
+WHERE x.indrelid = $1::pg_catalog.oid
+  AND NOT (d.refclassid = 1259 AND d.refobjid = $1::pg_catalog.oid)
+  AND NOT (d.refclassid = 2606 AND d.refobjid IN (SELECT k.oid FROM pg_catalog.pg_constraint k WHERE k.conrelid = $1::pg_catalog.oid))
+UNION ALL
+SELECT d.classid, d.objid, d.refclassid, d.refobjid, d.refobjsubid
+FROM pg_catalog.pg_constraint c
+JOIN pg_catalog.pg_depend d ON d.classid = 2606 AND d.objid = c.oid
+WHERE c.conrelid = $1::pg_catalog.oid AND c.contype = 'c'
   AND NOT (d.refclassid = 1259 AND d.refobjid = $1::pg_catalog.oid)
   AND NOT (d.refclassid = 2606 AND d.refobjid IN (SELECT k.oid FROM pg_catalog.pg_constraint k WHERE k.conrelid = $1::pg_catalog.oid))
 UNION ALL

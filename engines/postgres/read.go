@@ -2,9 +2,12 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/dbeast/dbeast/engines"
 	"github.com/dbeast/dbeast/verifier"
@@ -69,6 +72,8 @@ WHERE c.relkind IN ('r', 'v', 'm', 'p')
 		out = append(out, engines.TableEntry{Table: verifier.Table{Schema: string(r[0]), Name: string(r[1])}, Kind: kind})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Table.Less(out[j].Table) })
+	e.rollback()
+	e.reset(ctx)
 	return out, nil
 }
 
@@ -86,17 +91,30 @@ func (e *Engine) Describe(ctx context.Context, t verifier.Table) (*engines.Proof
 		return nil, mapErr(ctx, err)
 	}
 	pr := r.proof()
+	e.rollback()
+	e.reset(ctx)
 	return &pr, nil
 }
 
 // Read runs a verified read. The sequence is: prove every table (and what
-// its views read) in a first transaction; begin REPEATABLE READ READ ONLY;
-// lock tables and views before any snapshot is taken, then materialized
-// views; prove again under the snapshot and require the same identities;
-// check pins, column obligations and functions; prepare the normalized SQL;
-// check the functions its plan calls (funcguard.go); execute the prepared
-// statement with text results; refuse if the transaction got an id; roll
-// back.
+// its views read) in a first transaction, or take that first proof from
+// the cache (cache.go); begin REPEATABLE READ READ ONLY; lock tables and
+// views before any snapshot is taken, then materialized views; prepare the
+// normalized SQL and list the relation locks (relguard.go); prove again
+// under the snapshot and require the same identities; check pins, column
+// obligations and functions; list the locks again and check the functions
+// the plan calls (funcguard.go); execute the prepared statement with text
+// results; list the locks again; refuse if the transaction got an id;
+// roll back and reset the session.
+//
+// Everything from BEGIN to the plan check is one pipeline (one round
+// trip), and execution through ROLLBACK and the session reset another:
+// no step in either needs an earlier step's answer, and the server runs
+// them in order, so the order above is kept exactly. A cached first proof
+// whose identities the re-proof does not reproduce is dropped and the
+// read starts over with a fresh one. Once both guards passed for the same
+// SQL, identities, functions and server version, a read skips the lock
+// listings and the EXPLAIN (cache.go).
 func (e *Engine) Read(ctx context.Context, req engines.ReadRequest) (*engines.Result, []engines.Proof, error) {
 	ctx, cancel := opContext(ctx)
 	defer cancel()
@@ -104,34 +122,135 @@ func (e *Engine) Read(ctx context.Context, req engines.ReadRequest) (*engines.Re
 	if v == nil || (v.Mode != "" && v.Mode != verifier.ModeRead) || (v.Op != "" && v.Op != verifier.OpRead) || len(v.Tables) == 0 {
 		return nil, nil, engines.NewError(engines.CodeDenied, engines.ReasonBlocked, nil)
 	}
-
-	// First proof, outside the reading snapshot.
-	first, lp, err := e.proveAll(ctx, req, true)
-	if err != nil {
-		return nil, nil, err
+	names := make([]string, len(v.Tables))
+	for i, t := range v.Tables {
+		names[i] = t.String()
 	}
+	key := proofKey(names, v.Functions)
+	ent := e.pool.cache.proof(key)
+	cached := ent != nil
+	for {
+		if ent == nil {
+			var err error
+			if ent, err = e.firstProof(ctx, req); err != nil {
+				return nil, nil, err
+			}
+		}
+		res, proofs, err := e.readLocked(ctx, req, ent)
+		if errors.Is(err, errStale) {
+			e.pool.cache.dropProof(key)
+			if cached {
+				cached, ent = false, nil
+				continue
+			}
+			return nil, nil, engines.NewError(engines.CodeFailed, ReasonChangedDuring, nil)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if !cached {
+			e.pool.cache.putProof(key, ent)
+		}
+		return res, proofs, nil
+	}
+}
 
-	// The reading transaction: locks first, so the snapshot follows them.
-	if err := e.simple(ctx, beginRead+"; "+sessionSettings(ctx)); err != nil {
-		e.rollback()
+// errStale is a private cause: the re-proof under the reading snapshot did
+// not reproduce the first proof's identities.
+var errStale = errors.New("postgres: the first proof is stale")
+
+// firstProof proves the verdict's tables in their own transaction and
+// records the catalog queries it ran.
+func (e *Engine) firstProof(ctx context.Context, req engines.ReadRequest) (*proofEntry, error) {
+	var rec []recordedQuery
+	e.rec = &rec
+	first, lp, err := e.proveAll(ctx, req, true)
+	e.rec = nil
+	if err != nil {
+		return nil, err
+	}
+	return &proofEntry{queries: rec, first: first, lp: lp}, nil
+}
+
+// readLocked runs the reading transaction for a first proof (fresh or
+// cached) and returns errStale when the re-proof differs from it.
+func (e *Engine) readLocked(ctx context.Context, req engines.ReadRequest, ent *proofEntry) (*engines.Result, []engines.Proof, error) {
+	v, lp := req.Verdict, ent.lp
+	defer func() { e.pre = nil }()
+	defer e.rollback()
+	name := e.nextName()
+	gkey := guardKey(v.NormalizedSQL, ent.first, v.Functions, e.pg.ParameterStatus("server_version"))
+	guarded := !e.pool.cache.guard(gkey) // run both guards: no verdict cached
+	proven := oidArray(lp.oids)
+
+	// Trip 1: BEGIN … plan check.
+	var p1 pipeline
+	p1.query(beginRead)
+	for _, st := range settingStatements(ctx) {
+		p1.query(st)
+	}
+	locks := map[*step]bool{}
+	for _, st := range lockStatements(lp) {
+		locks[p1.query(st)] = true
+	}
+	catalog := catalogSteps(&p1) // catalogguard.go: before anything plans; sets temp_file_limit
+	prep := p1.prepare(name, v.NormalizedSQL)
+	var afterPrepare, parts, beforeExec, explain *step
+	if guarded {
+		afterPrepare = p1.query(relLockQuery)
+		parts = p1.query(partsAllQuery, proven)
+	}
+	p1.query("SET LOCAL plan_cache_mode = force_generic_plan")
+	proofSteps := make([]*step, len(ent.queries))
+	var newStmts []*step
+	for i, q := range ent.queries {
+		stmt, ok := e.pc.stmts[q.sql]
+		if !ok {
+			stmt = e.nextName()
+			newStmts = append(newStmts, p1.prepare(stmt, q.sql))
+			e.pc.stmts[q.sql] = stmt // undone below unless the prepare succeeds
+		}
+		proofSteps[i] = p1.execStatement(stmt, q.sql, q.args)
+	}
+	var viewFuncs *step
+	if len(lp.funcs) > 0 {
+		viewFuncs = p1.query(viewFuncQuery, oidArray(lp.funcs))
+	}
+	if guarded {
+		beforeExec = p1.query(relLockQuery)
+		explain = p1.query(explainPrefix + name)
+	}
+	p1.sync()
+	failed, err := e.run(ctx, &p1)
+	for _, st := range newStmts {
+		if !st.done {
+			delete(e.pc.stmts, st.sql)
+		}
+	}
+	if err != nil {
+		if locks[failed] {
+			return nil, nil, lockErr(ctx, err)
+		}
+		if failed == catalog {
+			return nil, nil, catalogErr(ctx, err)
+		}
 		return nil, nil, mapErr(ctx, err)
 	}
-	defer e.rollback()
-	if err := e.lock(ctx, lp); err != nil {
-		return nil, nil, err
+	if len(prep.sd.ParamOIDs) != 0 {
+		return nil, nil, engines.NewError(engines.CodeDenied, ReasonParameters, nil)
 	}
-	// The relation guard (relguard.go), before anything else runs in this
-	// transaction: every relation the server's analysis and rewrite of the
-	// statement locked must be one the proof covered.
-	held, err := e.relLocks(ctx)
-	if err != nil {
-		return nil, nil, err
+
+	// The re-proof, over the answers fetched after the locks.
+	for i, q := range ent.queries {
+		e.prefetch(q.sql, q.args, proofSteps[i].rows)
 	}
-	sd, err := e.prepare(ctx, v.NormalizedSQL)
-	if err != nil {
-		return nil, nil, err
+	if viewFuncs != nil {
+		e.prefetch(viewFuncQuery, viewFuncs.args, viewFuncs.rows)
 	}
-	if err := e.checkRelLocks(ctx, held, lp.oids); err != nil {
+	if explain != nil {
+		e.prefetch(explain.sql, nil, explain.rows)
+	}
+	if err := e.checkPrimary(ctx); err != nil {
 		return nil, nil, err
 	}
 	second, lp2, err := e.proveAll(ctx, req, false)
@@ -139,40 +258,120 @@ func (e *Engine) Read(ctx context.Context, req engines.ReadRequest) (*engines.Re
 		return nil, nil, err
 	}
 	proofs := make([]engines.Proof, 0, len(v.Tables))
-	for i := range first {
-		if first[i].identity != second[i].identity {
-			return nil, nil, engines.NewError(engines.CodeFailed, ReasonChangedDuring, nil)
+	for i := range ent.first {
+		if ent.first[i].identity != second[i].identity {
+			e.rollback()
+			if err := e.simple(ctx, "DEALLOCATE "+name); err != nil {
+				return nil, nil, mapErr(ctx, err)
+			}
+			return nil, nil, errStale
 		}
 		proofs = append(proofs, second[i].proof())
 	}
-
-	// Execution may lock more (a function running a query of its own);
-	// that too must stay within the proof. The catalogs the re-proof read
-	// are held by now, so they are not seen here (a documented limit).
-	if held, err = e.relLocks(ctx); err != nil {
-		return nil, nil, err
+	// The same identities: the plan locked exactly the proven relations.
+	var partSet map[uint32]bool
+	if guarded {
+		if partSet, err = oidSet(parts.rows); err != nil {
+			return nil, nil, err
+		}
+		// Before PREPARE the transaction held only the plan's locks:
+		// every lock now must be proven or a part of a proven relation.
+		if err := checkLockRows(nil, afterPrepare.rows, lp.oids, partSet); err != nil {
+			return nil, nil, err
+		}
 	}
 	// The function guard (funcguard.go): the server's plan may call only
-	// the verdict's functions and those of the proven views. Planning is
-	// inside the lock window the check below covers.
+	// the verdict's functions and those of the proven views.
 	allowed, err := e.allowedCalls(ctx, v.Functions, lp2.funcs)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := e.checkPlanFunctions(ctx, sd.Name, allowed); err != nil {
-		return nil, nil, err
+	if guarded {
+		if err := e.checkPlanFunctions(ctx, name, allowed); err != nil {
+			return nil, nil, err
+		}
 	}
-	res, err := e.execPrepared(ctx, sd, req.Limits)
-	if err != nil {
-		return nil, nil, err
+	e.pre = nil
+
+	// Trip 2: execute, the relation guard again, the write check, ROLLBACK
+	// and, after a sync point, the session reset.
+	var res *engines.Result
+	var p2 pipeline
+	exec := p2.execPrepared(name, func(rr *pgconn.ResultReader) error {
+		if !sameFields(rr.FieldDescriptions(), prep.sd.Fields) {
+			rr.Close()
+			return engines.NewError(engines.CodeFailed, ReasonPlanChanged, nil)
+		}
+		b, _, err := collect(rr, req.Limits)
+		if err != nil {
+			return err
+		}
+		res = b.Result()
+		return nil
+	})
+	var afterExec *step
+	if guarded {
+		afterExec = p2.query(relLockQuery)
 	}
-	if err := e.checkRelLocks(ctx, held, lp.oids); err != nil {
-		return nil, nil, err
+	noWrite := p2.query(writeCheck)
+	p2.query("ROLLBACK")
+	p2.sync()
+	reset := resetSteps(&p2, name)
+	p2.sync()
+	failed, err = e.run(ctx, &p2)
+	if err != nil && (failed == nil || !reset[failed]) {
+		var pgErr *pgconn.PgError
+		if failed == exec && ctx.Err() == nil && errors.As(err, &pgErr) && pgErr.Code == "0A000" {
+			return nil, nil, engines.NewError(engines.CodeFailed, ReasonPlanChanged, err)
+		}
+		return nil, nil, mapErr(ctx, err)
 	}
-	if err := e.checkNoWrite(ctx); err != nil {
-		return nil, nil, err
+	if guarded {
+		if err := checkLockRows(beforeExec.rows, afterExec.rows, lp.oids, partSet); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(noWrite.rows) != 1 || !isTrue(noWrite.rows[0][0]) {
+		return nil, nil, engines.NewError(engines.CodeDenied, ReasonWroteDuringRead, nil)
+	}
+	if guarded {
+		e.pool.cache.putGuard(gkey)
+	}
+	e.reusable = true
+	for st := range reset {
+		e.reusable = e.reusable && st.done
 	}
 	return res, proofs, nil
+}
+
+// resetSteps adds to p the statements that end a read's session state
+// after its transaction: DISCARD ALL without its DEALLOCATE ALL and
+// DISCARD PLANS, so the engine's own prepared catalog queries and their
+// plans stay (a verified read can leave no other state than its own
+// prepared statement, which is deallocated here; the rest is a net).
+func resetSteps(p *pipeline, stmt string) map[*step]bool {
+	out := map[*step]bool{}
+	for _, q := range []string{"CLOSE ALL", "SET SESSION AUTHORIZATION DEFAULT", "RESET ALL",
+		"DEALLOCATE " + stmt, "UNLISTEN *", "SELECT pg_catalog.pg_advisory_unlock_all()", "DISCARD TEMP", "DISCARD SEQUENCES"} {
+		out[p.query(q)] = true
+	}
+	return out
+}
+
+// checkPrimary refuses a standby: it cannot take the locks a stable read
+// needs.
+func (e *Engine) checkPrimary(ctx context.Context) error {
+	rows, err := e.query(ctx, recoveryQuery)
+	if err != nil {
+		return mapErr(ctx, err)
+	}
+	if len(rows) != 1 || (string(rows[0][0]) != "t" && string(rows[0][0]) != "f") {
+		return engines.NewError(engines.CodeFailed, engines.ReasonExecution, nil)
+	}
+	if isTrue(rows[0][0]) {
+		return ineligible(ReasonStandby)
+	}
+	return nil
 }
 
 // proveAll proves the verdict's tables, checks pins, column obligations and
@@ -187,15 +386,8 @@ func (e *Engine) proveAll(ctx context.Context, req engines.ReadRequest, separate
 			return nil, lockPlan{}, mapErr(ctx, err)
 		}
 		defer e.rollback()
-		rows, err := e.query(ctx, recoveryQuery)
-		if err != nil {
-			return nil, lockPlan{}, mapErr(ctx, err)
-		}
-		if len(rows) != 1 || (string(rows[0][0]) != "t" && string(rows[0][0]) != "f") {
-			return nil, lockPlan{}, engines.NewError(engines.CodeFailed, engines.ReasonExecution, nil)
-		}
-		if isTrue(rows[0][0]) {
-			return nil, lockPlan{}, ineligible(ReasonStandby)
+		if err := e.checkPrimary(ctx); err != nil {
+			return nil, lockPlan{}, err
 		}
 	}
 	p := newProver(e)
@@ -249,7 +441,7 @@ func (e *Engine) checkFunctions(ctx context.Context, names []string) error {
 			return ineligible(engines.ReasonFunction)
 		}
 		if !syntaxFunctions[n] {
-			want = append(want, n)
+			want = append(want, e.serverFunction(n))
 		}
 	}
 	if len(want) == 0 {
@@ -278,25 +470,32 @@ func (e *Engine) checkFunctions(ctx context.Context, names []string) error {
 	return nil
 }
 
-// lock takes the plan's locks. LOCK TABLE takes no snapshot, so the
-// REPEATABLE READ snapshot is taken after them, by the first query.
-// Materialized views cannot be named by LOCK TABLE; a TABLESAMPLE read of
-// no rows takes their lock without running their definition.
-func (e *Engine) lock(ctx context.Context, lp lockPlan) error {
-	var b strings.Builder
+// lockStatements returns the plan's locks as statements. LOCK TABLE
+// takes no snapshot, so the REPEATABLE READ snapshot is taken after them,
+// by the first query. Materialized views cannot be named by LOCK TABLE; a
+// TABLESAMPLE read of no rows takes their lock without running their
+// definition.
+func lockStatements(lp lockPlan) []string {
+	var out []string
 	if len(lp.tables) > 0 {
-		b.WriteString("LOCK TABLE " + strings.Join(lp.tables, ", ") + " IN SHARE UPDATE EXCLUSIVE MODE; ")
+		out = append(out, "LOCK TABLE "+strings.Join(lp.tables, ", ")+" IN SHARE UPDATE EXCLUSIVE MODE")
 	}
 	if len(lp.views) > 0 {
-		b.WriteString("LOCK TABLE " + strings.Join(lp.views, ", ") + " IN ACCESS SHARE MODE; ")
+		out = append(out, "LOCK TABLE "+strings.Join(lp.views, ", ")+" IN ACCESS SHARE MODE")
 	}
 	for _, m := range lp.matviews {
-		b.WriteString("SELECT 1 FROM " + m + " TABLESAMPLE SYSTEM (0) LIMIT 0; ")
+		out = append(out, "SELECT 1 FROM "+m+" TABLESAMPLE SYSTEM (0) LIMIT 0")
 	}
-	if b.Len() == 0 {
+	return out
+}
+
+// lock takes the plan's locks in the open transaction.
+func (e *Engine) lock(ctx context.Context, lp lockPlan) error {
+	stmts := lockStatements(lp)
+	if len(stmts) == 0 {
 		return nil
 	}
-	if err := e.simple(ctx, b.String()); err != nil {
+	if err := e.simple(ctx, strings.Join(stmts, "; ")); err != nil {
 		return lockErr(ctx, err)
 	}
 	return nil
@@ -314,22 +513,10 @@ func lockErr(ctx context.Context, err error) error {
 	return m
 }
 
-// checkNoWrite refuses a read whose transaction was assigned an id.
-func (e *Engine) checkNoWrite(ctx context.Context) error {
-	rows, err := e.query(ctx, writeCheck)
-	if err != nil {
-		return mapErr(ctx, err)
-	}
-	if len(rows) != 1 || !isTrue(rows[0][0]) {
-		return engines.NewError(engines.CodeDenied, ReasonWroteDuringRead, nil)
-	}
-	return nil
-}
-
 // nextName returns a fresh prepared statement name.
 func (e *Engine) nextName() string {
-	e.seq++
-	return "dbeast_" + strconv.Itoa(e.seq)
+	e.pc.seq++
+	return "dbeast_" + strconv.Itoa(e.pc.seq)
 }
 
 // textArray renders strings as a PostgreSQL array literal, each element

@@ -34,5 +34,7 @@ const (
 	ReasonParameters       engines.Reason = "the statement has parameters, which are not supported"
 	ReasonUnlistedRelation engines.Reason = "the statement reads a relation the verified query does not list"
 	ReasonNotTableWrite    engines.Reason = "the statement is not a verified single-table write"
-	ReasonServerVersion    engines.Reason = "the server is older than PostgreSQL 13, the oldest version dbeast is tested with, or does not report its version"
+	// ReasonCatalogTampered: catalogguard.go.
+	ReasonCatalogTampered engines.Reason = "the database changes what built-in types or operators do (user-defined casts, operators or operator classes on built-in types)"
+	ReasonServerVersion   engines.Reason = "the server is older than PostgreSQL 13, the oldest version dbeast is tested with, or does not report its version"
 )

@@ -1,8 +1,6 @@
 package postgres
 
 import (
-	"context"
-
 	"github.com/dbeast/dbeast/engines"
 )
 
@@ -13,9 +11,12 @@ import (
 // lock until the end of the transaction: parse analysis and the rewriter
 // lock each relation the statement names or a view expands to, and the
 // executor locks what a function's own query opens. The transaction's
-// relation locks are listed before the statement is prepared and again
-// after, and before and after it runs; every new one must be a proven
-// relation.
+// relation locks are listed after the statement is prepared (when the
+// transaction held only the proven relations' locks before: every lock
+// must be a proven relation or one of its parts), and before and after it
+// runs (every new lock must be). The verdict is cached with the function
+// guard's per normalized SQL, proven identities, functions and server
+// version (cache.go): a repeated read lists no locks.
 //
 // What it cannot see: a relation already locked before the snapshot was
 // taken (before preparing only the proven relations are; before running,
@@ -32,22 +33,20 @@ const relLockQuery = `SELECT DISTINCT l.relation FROM pg_catalog.pg_locks l
 WHERE l.pid = pg_catalog.pg_backend_pid() AND l.locktype = 'relation'
   AND l.relation <> 'pg_catalog.pg_locks'::pg_catalog.regclass`
 
-// partsQuery returns those of the relations $1 that are storage the
-// executor opens on behalf of the proven relations $2: their indexes, their
-// TOAST tables and the TOAST tables' indexes.
-const partsQuery = `WITH toast AS (SELECT p.reltoastrelid AS oid FROM pg_catalog.pg_class p
-    WHERE p.oid = ANY($2::pg_catalog.oid[]) AND p.reltoastrelid <> 0),
-  owners AS (SELECT o.oid FROM pg_catalog.pg_class o WHERE o.oid = ANY($2::pg_catalog.oid[]) UNION SELECT toast.oid FROM toast)
-SELECT c.oid FROM pg_catalog.pg_class c WHERE c.oid = ANY($1::pg_catalog.oid[])
-  AND (c.oid IN (SELECT toast.oid FROM toast)
-    OR EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indexrelid = c.oid AND i.indrelid IN (SELECT owners.oid FROM owners)))`
+// partsAllQuery returns the storage the executor opens on behalf of the
+// proven relations $1: their indexes, their TOAST tables and the TOAST
+// tables' indexes. It is read before the statement's locks are listed for
+// the last time, so the catalog locks it takes are not mistaken for the
+// statement's.
+const partsAllQuery = `WITH toast AS (SELECT p.reltoastrelid AS oid FROM pg_catalog.pg_class p
+    WHERE p.oid = ANY($1::pg_catalog.oid[]) AND p.reltoastrelid <> 0),
+  owners AS (SELECT o.oid FROM pg_catalog.pg_class o WHERE o.oid = ANY($1::pg_catalog.oid[]) UNION SELECT toast.oid FROM toast)
+SELECT toast.oid FROM toast
+UNION
+SELECT i.indexrelid FROM pg_catalog.pg_index i WHERE i.indrelid IN (SELECT owners.oid FROM owners)`
 
-// relLocks returns the relations this transaction holds locks on.
-func (e *Engine) relLocks(ctx context.Context) (map[uint32]bool, error) {
-	rows, err := e.query(ctx, relLockQuery)
-	if err != nil {
-		return nil, mapErr(ctx, err)
-	}
+// oidSet parses a one-column list of OIDs.
+func oidSet(rows [][][]byte) (map[uint32]bool, error) {
 	out := make(map[uint32]bool, len(rows))
 	for _, r := range rows {
 		oid, err := parseOID(r[0])
@@ -59,28 +58,22 @@ func (e *Engine) relLocks(ctx context.Context) (map[uint32]bool, error) {
 	return out, nil
 }
 
-// checkRelLocks refuses when the transaction now holds a lock on a
-// relation that was neither held before nor proven.
-func (e *Engine) checkRelLocks(ctx context.Context, held, proven map[uint32]bool) error {
-	now, err := e.relLocks(ctx)
+// checkLockRows refuses when the lock listing now holds a relation that
+// was neither in the listing before, nor proven, nor a part (index, TOAST)
+// of a proven relation.
+func checkLockRows(before, now [][][]byte, proven, parts map[uint32]bool) error {
+	held, err := oidSet(before)
 	if err != nil {
 		return err
 	}
-	unknown := map[uint32]bool{}
-	for oid := range now {
-		if !held[oid] && !proven[oid] {
-			unknown[oid] = true
-		}
-	}
-	if len(unknown) == 0 {
-		return nil
-	}
-	rows, err := e.query(ctx, partsQuery, oidArray(unknown), oidArray(proven))
+	cur, err := oidSet(now)
 	if err != nil {
-		return mapErr(ctx, err)
+		return err
 	}
-	if len(rows) != len(unknown) {
-		return engines.NewError(engines.CodeDenied, ReasonUnlistedRelation, nil)
+	for oid := range cur {
+		if !held[oid] && !proven[oid] && !parts[oid] {
+			return engines.NewError(engines.CodeDenied, ReasonUnlistedRelation, nil)
+		}
 	}
 	return nil
 }

@@ -84,7 +84,20 @@ func startStandby(t *testing.T, primary *pgconn.Config) *standby {
 			t.Skipf("the server allows no replication connection from %s for pg_basebackup (.ci/run adds `host replication all 127.0.0.1/32 trust` to pg_hba.conf): %s",
 				primary.Host, firstLine(out))
 		}
+		if bytes.Contains(out, []byte("incompatible server version")) {
+			t.Skipf("the server's major version differs from the tools under %s (make matrix runs other versions): %s", bin, firstLine(out))
+		}
 		t.Fatalf("pg_basebackup: %v: %s", err, out)
+	}
+	// A newer pg_basebackup copies an older server, but the standby must
+	// be started by the server binaries of the backup's own major version.
+	if backup, err := os.ReadFile(filepath.Join(data, "PG_VERSION")); err == nil {
+		ver, _ := run("pg_ctl", "--version")
+		_, after, _ := strings.Cut(string(ver), "(PostgreSQL) ")
+		if !strings.HasPrefix(after, strings.TrimSpace(string(backup))+".") {
+			t.Skipf("the server is PostgreSQL %s but the tools under %s are %s (make matrix runs other versions)",
+				strings.TrimSpace(string(backup)), bin, strings.TrimSpace(string(ver)))
+		}
 	}
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -47,3 +47,20 @@ func serverMajor(v string) (major int, ok bool) {
 	major, err := strconv.Atoi(v[:n])
 	return major, err == nil
 }
+
+// extractMajor is the first major version with a function named extract:
+// before 14, EXTRACT(field FROM x) calls date_part (and the plan prints
+// it so), so on those servers the verdict's extract stands for date_part,
+// a built-in of the same family and volatility.
+const extractMajor = 14
+
+// serverFunction is the pg_proc name the server calls for the verdict
+// function name n.
+func (e *Engine) serverFunction(n string) string {
+	if n == "extract" {
+		if major, ok := serverMajor(e.pg.ParameterStatus("server_version")); ok && major < extractMajor {
+			return "date_part"
+		}
+	}
+	return n
+}

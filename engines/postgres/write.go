@@ -71,13 +71,17 @@ func (e *Engine) Write(ctx context.Context, v *verifier.Verdict, lim engines.Lim
 // Exec runs an approved full SQL statement exactly as given, through the
 // extended protocol: one Parse message holds one statement, so a second
 // statement cannot ride along. It runs with the connection's own
-// privileges and settings, in the server's implicit transaction.
+// privileges and settings, in the server's implicit transaction, on a
+// connection no other operation used and that is closed afterwards.
 func (e *Engine) Exec(ctx context.Context, sql string, lim engines.Limits) (*engines.Result, error) {
 	if e.readOnly {
 		return nil, engines.NewError(engines.CodeDenied, engines.ReasonReadOnlySource, nil)
 	}
 	ctx, cancel := opContext(ctx)
 	defer cancel()
+	if err := e.freshConn(ctx); err != nil {
+		return nil, err
+	}
 	if err := e.simple(ctx, "SET statement_timeout = "+strconv.FormatInt(timeoutMillis(ctx), 10)); err != nil {
 		return nil, mapErr(ctx, err)
 	}

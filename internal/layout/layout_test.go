@@ -42,7 +42,7 @@ func listPackages(t *testing.T) []pkg {
 			t.Fatal(err)
 		}
 		if len(p.GoFiles) == 0 {
-			continue // e.g. internal/deps, built only with its tag
+			continue // e.g. a package built only with a build tag
 		}
 		pkgs = append(pkgs, p)
 	}

@@ -78,6 +78,7 @@ func (w *walker) attribute(name string, sc *scope) error {
 			st, t := it.has(name)
 			if st != colNo && it.table == nil {
 				size = max(size, it.out.colSize(name))
+				w.big = w.big || it.out.colBig(name)
 			}
 			switch st {
 			case colYes:

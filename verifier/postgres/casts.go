@@ -120,9 +120,70 @@ func intervalMods(mods []int64) bool {
 
 // typeCast walks a cast or typed literal to an allowed type.
 func (w *walker) typeCast(tc *pg_query.TypeCast, sc *scope, env *cteEnv, ctx exprCtx) error {
-	if _, ok := castType(tc.TypeName); !ok || w.write {
+	base, ok := castType(tc.TypeName)
+	if !ok || w.write {
 		// Writes keep the contract's rule: no casts.
 		return refuse(verifier.CodeCastNotAllowed)
 	}
-	return w.expr(tc.Arg, sc, env, ctx)
+	if dateTimeTypes[base] && !dateTimeSource(tc.Arg) {
+		return refuse(verifier.CodeCastNotAllowed)
+	}
+	// char(n) pads every value to n characters: a growth function when n
+	// is large (growth.go).
+	grows := false
+	if base == "bpchar" && len(tc.TypeName.Typmods) == 1 {
+		n, _ := intConst(tc.TypeName.Typmods[0])
+		grows = n > maxPlainChar
+	}
+	return w.growth(grows, func() error { return w.expr(tc.Arg, sc, env, ctx) })
+}
+
+// dateTimeTypes are the cast targets whose input function parses time
+// zone names. PostgreSQL keeps every zone name it has parsed (about 24 KB
+// each) for the life of the connection, so a cast of text from the data
+// (one distinct zone per row) would grow the server without bound.
+var dateTimeTypes = map[string]bool{
+	"date": true, "time": true, "timetz": true, "timestamp": true, "timestamptz": true,
+}
+
+// typedDateTime reports whether n is known to be of a date/time or
+// interval type: a dateTimeSource other than a bare constant (whose type
+// the context decides).
+func typedDateTime(n *pg_query.Node) bool {
+	return n.GetAConst() == nil && dateTimeSource(n)
+}
+
+// dateTimeSource reports whether the operand of a cast to a date/time
+// type is one the verifier knows parses no zone from the data: a
+// constant, or an expression whose type is already a date/time type (a
+// cast to one, CURRENT_DATE and its kin, now(), make_date, date_trunc)
+// or an interval, or + or - with such an operand (PostgreSQL's + and -
+// with a date, time, timestamp or interval operand give one of those or
+// an integer, never text). A column is refused: the verifier cannot tell
+// a timestamp column from a text one.
+func dateTimeSource(n *pg_query.Node) bool {
+	switch v := n.Node.(type) {
+	case *pg_query.Node_AConst:
+		return true
+	case *pg_query.Node_TypeCast:
+		base, ok := castType(v.TypeCast.TypeName)
+		return ok && (dateTimeTypes[base] || base == "interval")
+	case *pg_query.Node_SqlvalueFunction:
+		return true
+	case *pg_query.Node_AExpr:
+		a := v.AExpr
+		op, ok := opName(a.Name)
+		return ok && a.Kind == pg_query.A_Expr_Kind_AEXPR_OP && (op == "+" || op == "-") && a.Lexpr != nil && a.Rexpr != nil &&
+			(typedDateTime(a.Lexpr) || typedDateTime(a.Rexpr))
+	case *pg_query.Node_FuncCall:
+		fn := v.FuncCall.Funcname
+		if len(fn) == 2 && fn[0].GetString_().GetSval() != "pg_catalog" || len(fn) > 2 {
+			return false
+		}
+		switch fn[len(fn)-1].GetString_().GetSval() {
+		case "now", "make_date", "date_trunc":
+			return true
+		}
+	}
+	return false
 }

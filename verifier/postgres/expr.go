@@ -384,6 +384,7 @@ func (w *walker) columnRef(c *pg_query.ColumnRef, sc *scope, top bool, outNames 
 		if err := it.out.check(name, w.b); err != nil {
 			return err
 		}
+		w.big = w.big || it.out.colBig(name)
 		return w.charge(it.out.colSize(name))
 	case len(f) == 3 && !star:
 		// schema.table.column names an unaliased physical table.

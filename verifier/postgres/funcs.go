@@ -48,6 +48,10 @@ type funcSpec struct {
 	// string constant of at most maxReplacement bytes (replace's
 	// replacement, which multiplies a value's length); 0 for none.
 	growArg int
+	// zoneArg is the 1-based position of a time zone name, which must be
+	// a string constant: the server keeps every zone name it parses
+	// (about 24 KB each) for the life of the connection; 0 for none.
+	zoneArg int
 }
 
 // maxPadLength bounds lpad and rpad: their result is exactly that long.
@@ -112,7 +116,7 @@ var pgFunctions = map[string]funcSpec{
 	// transaction's start time: stable within the statement.
 	"extract":    {kind: fnScalar, minArgs: 2, maxArgs: 2, constArg: 1},
 	"date_part":  {kind: fnScalar, minArgs: 2, maxArgs: 2, constArg: 1},
-	"date_trunc": {kind: fnScalar, minArgs: 2, maxArgs: 3, constArg: 1},
+	"date_trunc": {kind: fnScalar, minArgs: 2, maxArgs: 3, constArg: 1, zoneArg: 3},
 	"age":        {kind: fnScalar, minArgs: 1, maxArgs: 2},
 	"to_char":    {kind: fnScalar, minArgs: 2, maxArgs: 2, constArg: 2},
 	"make_date":  {kind: fnScalar, minArgs: 3, maxArgs: 3},
@@ -238,24 +242,84 @@ func (w *walker) callShape(name string, f *pg_query.FuncCall, sc *scope, env *ct
 			return refuse(verifier.CodeFunctionNotAllowed)
 		}
 	}
+	if spec.zoneArg > 0 && spec.zoneArg <= len(f.Args) && !constantArg(f.Args[spec.zoneArg-1], false) {
+		return refuse(verifier.CodeFunctionNotAllowed)
+	}
+	if name == "substring" && !substringPositions(f.Args) {
+		return refuse(verifier.CodeFunctionNotAllowed)
+	}
 	w.b.AddFunction(name)
-	if err := w.exprs(f.Args, sc, env, ctx); err != nil {
-		return err
-	}
-	for _, n := range f.AggOrder {
-		if err := w.sortItem(n, sc, env, nil); err != nil {
+	return w.growth(growthFuncs[name], func() error {
+		if err := w.exprs(f.Args, sc, env, ctx); err != nil {
 			return err
 		}
-	}
-	if f.AggFilter != nil {
-		if err := w.expr(f.AggFilter, sc, env, ctx); err != nil {
-			return err
+		for _, n := range f.AggOrder {
+			if err := w.sortItem(n, sc, env, nil); err != nil {
+				return err
+			}
+		}
+		if f.AggFilter != nil {
+			if err := w.expr(f.AggFilter, sc, env, ctx); err != nil {
+				return err
+			}
+		}
+		if f.Over != nil {
+			return w.windowDef(f.Over, sc, env, false)
+		}
+		return nil
+	})
+}
+
+// substringPositions reports whether substring's arguments after the
+// string are integers: substring(text, text) and substring(text, text,
+// text), which SUBSTRING(x FROM pattern) and SUBSTRING(x SIMILAR pattern
+// ESCAPE e) call, are regular-expression matches, refused like ~ and
+// SIMILAR TO. The verifier does not know column types, so a position must
+// be an integer by its form (intExpr).
+func substringPositions(args []*pg_query.Node) bool {
+	for _, a := range args[1:] {
+		if !intExpr(a) {
+			return false
 		}
 	}
-	if f.Over != nil {
-		return w.windowDef(f.Over, sc, env, false)
+	return true
+}
+
+// intFuncs are allowed functions that return an integer whatever their
+// arguments.
+var intFuncs = map[string]bool{
+	"length": true, "char_length": true, "octet_length": true, "position": true, "strpos": true,
+}
+
+// intExpr reports whether n is an integer by its form: an integer
+// constant, a cast to an integer type, a call of an integer function, or
+// arithmetic on those.
+func intExpr(n *pg_query.Node) bool {
+	switch v := n.Node.(type) {
+	case *pg_query.Node_AConst:
+		_, ok := intConst(n)
+		return ok
+	case *pg_query.Node_TypeCast:
+		base, ok := castType(v.TypeCast.TypeName)
+		return ok && (base == "int2" || base == "int4" || base == "int8")
+	case *pg_query.Node_FuncCall:
+		fn := v.FuncCall.Funcname
+		name := fn[len(fn)-1].GetString_().GetSval()
+		return intFuncs[name] && (len(fn) == 1 || len(fn) == 2 && fn[0].GetString_().GetSval() == "pg_catalog")
+	case *pg_query.Node_AExpr:
+		a := v.AExpr
+		op, ok := opName(a.Name)
+		if !ok || a.Kind != pg_query.A_Expr_Kind_AEXPR_OP || a.Rexpr == nil || !intExpr(a.Rexpr) {
+			return false
+		}
+		switch op {
+		case "+", "-":
+			return a.Lexpr == nil || intExpr(a.Lexpr)
+		case "*", "/", "%":
+			return a.Lexpr != nil && intExpr(a.Lexpr)
+		}
 	}
-	return nil
+	return false
 }
 
 // constantArg reports whether n is a constant the argument position

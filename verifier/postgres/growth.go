@@ -68,11 +68,81 @@ func widen(out, other *outputs) {
 	if len(out.cols) == len(other.cols) {
 		for i := range out.cols {
 			out.cols[i].size = max(out.cols[i].size, other.cols[i].size)
+			out.cols[i].big = out.cols[i].big || other.cols[i].big
 		}
 		return
 	}
-	m := other.maxSize()
+	m, big := other.maxSize(), other.anyBig()
 	for i := range out.cols {
 		out.cols[i].size = max(out.cols[i].size, m)
+		out.cols[i].big = out.cols[i].big || big
 	}
+}
+
+// The value-growth rule (issue 16). A few functions make a value many
+// times larger than their input: lpad and rpad (up to 10000 characters
+// from one), replace (each match becomes up to 100 bytes), a cast to
+// char(n) with a large n (padding), and the accumulating aggregates
+// string_agg and array_agg, which hold every value of the group until they
+// finish. One of them is bounded; one applied to the output of another
+// multiplies (four nested replaces of 100 bytes turn one byte into 100
+// MB; string_agg of lpad over a join holds gigabytes). So a growth
+// function's arguments (including its ORDER BY, FILTER and window
+// clauses) may not contain another growth function, directly, through a
+// scalar subquery, or through a CTE or subquery column whose expression
+// contains one (the same substitution the expression-growth bound
+// follows). The walker's big flag carries "contains a growth function"
+// up an expression; output columns keep it (outCol.big).
+
+// growthFuncs are the growth functions called by name.
+var growthFuncs = map[string]bool{
+	"lpad": true, "rpad": true, "replace": true, "string_agg": true, "array_agg": true,
+}
+
+// maxPlainChar is the largest char(n) not counted as a growth function:
+// padding to at most this many characters adds no more than a
+// replacement may.
+const maxPlainChar = maxReplacement
+
+// growth walks the arguments of a growth function (grows set) or of any
+// other expression through walk, refusing a growth function whose
+// arguments contain another, and leaves w.big set when the expression
+// contains one.
+func (w *walker) growth(grows bool, walk func() error) error {
+	outer := w.big
+	w.big = false
+	if err := walk(); err != nil {
+		return err
+	}
+	if grows && w.big {
+		return refuse(verifier.CodeExpressionTooLarge)
+	}
+	w.big = outer || w.big || grows
+	return nil
+}
+
+// colBig reports whether a reference to name through o may mean a column
+// whose expression contains a growth function.
+func (o *outputs) colBig(name string) bool {
+	if o == nil {
+		return false
+	}
+	for _, c := range o.cols {
+		if (c.name == name || c.opaque) && c.big {
+			return true
+		}
+	}
+	return false
+}
+
+// anyBig reports whether any of o's outputs contains a growth function.
+func (o *outputs) anyBig() bool {
+	if o != nil {
+		for _, c := range o.cols {
+			if c.big {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -35,6 +35,9 @@ type outCol struct {
 	// size is the column's expression size in nodes after substitution
 	// (growth.go); 0 and 1 both mean a plain column.
 	size int64
+	// big marks a column whose value a growth function or an
+	// accumulating aggregate built (growth.go).
+	big bool
 }
 
 // names returns every known output name (for ORDER BY, GROUP BY and
@@ -67,9 +70,10 @@ func renamed(out *outputs, cols []*pg_query.Node) (*outputs, error) {
 		if s == nil {
 			return nil, refuse(verifier.CodeConstructNotAllowed)
 		}
-		col := outCol{name: s.Sval, explicit: true, size: out.maxSize()}
+		col := outCol{name: s.Sval, explicit: true, size: out.maxSize(), big: out.anyBig()}
 		if i >= 0 && i < len(out.cols) && out.cols[i].star == nil && !out.cols[i].opaque && !out.cols[i].moved {
 			col.size = out.cols[i].size
+			col.big = out.cols[i].big
 		}
 		r.cols = append(r.cols, col)
 		if i >= 0 && i < len(out.cols) && out.cols[i].star == nil && !out.cols[i].opaque && !out.cols[i].moved {
@@ -79,7 +83,7 @@ func renamed(out *outputs, cols []*pg_query.Node) (*outputs, error) {
 		}
 	}
 	if i < 0 {
-		r.cols = append(r.cols, outCol{opaque: true, size: out.maxSize()})
+		r.cols = append(r.cols, outCol{opaque: true, size: out.maxSize(), big: out.anyBig()})
 		return r, nil
 	}
 	r.cols = append(r.cols, out.cols[i:]...)

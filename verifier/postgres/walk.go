@@ -23,6 +23,10 @@ type walker struct {
 	// cost counts the expression nodes walked plus those substitution
 	// adds; added counts only the latter (growth.go).
 	cost, added int64
+	// big is set once the expression being walked contains a growth
+	// function or the output of one (growth.go); growth functions and
+	// target entries reset it for their own arguments.
+	big bool
 }
 
 // scope is the FROM namespace of one SELECT (or of a write's target).
@@ -264,20 +268,23 @@ func (w *walker) simpleSelect(sel *pg_query.SelectStmt, parent *scope, env *cteE
 		if rt == nil || rt.Val == nil || len(rt.Indirection) > 0 {
 			return nil, refuse(verifier.CodeConstructNotAllowed)
 		}
-		start := w.cost
+		start, outerBig := w.cost, w.big
+		w.big = false
 		if err := w.expr(rt.Val, sc, env, exprCtx{topTarget: true}); err != nil {
 			return nil, err
 		}
-		size := w.cost - start
+		size, big := w.cost-start, w.big
+		w.big = outerBig || big
 		switch {
 		case rt.Name != "":
-			out.cols = append(out.cols, outCol{name: rt.Name, explicit: true, size: size})
+			out.cols = append(out.cols, outCol{name: rt.Name, explicit: true, size: size, big: big})
 		default:
 			cols := derivedCols(rt.Val, sc)
 			if !isStar(rt.Val) {
 				// One column; a * keeps the sizes of what it expands.
 				for i := range cols {
 					cols[i].size = size
+					cols[i].big = big
 				}
 			}
 			out.cols = append(out.cols, cols...)

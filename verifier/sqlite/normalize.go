@@ -3,9 +3,9 @@ package sqlite
 import "strings"
 
 // printer writes canonical SQL: identifiers double-quoted with "" doubled,
-// strings single-quoted with ” doubled, blobs as X'..', every operator
-// parenthesised so precedence cannot differ, keywords upper case, no
-// comments. Printing a re-parse of its output yields the same text.
+// strings single-quoted with a quote doubled (two single quotes), blobs
+// as X'..', every operator parenthesised so precedence cannot differ,
+// keywords upper case, no comments. Printing a re-parse of its output yields the same text.
 type printer struct{ sb strings.Builder }
 
 func (p *printer) w(s string) { p.sb.WriteString(s) }

@@ -127,6 +127,18 @@
     return out;
   }
 
+  // quotedName is an identifier as the person must read it: in double
+  // quotes (a quote inside doubled), hidden characters made visible and a
+  // space at either end written \u0020, so "customers " cannot pass for
+  // "customers".
+  function quotedName(s) {
+    const v = visibleText(String(s == null ? "" : s)).replace(/^ +| +$/g, function (m) { return "\\u0020".repeat(m.length); });
+    return '"' + v.replace(/"/g, '""') + '"';
+  }
+
+  // tableName is schema.name with both parts quoted (quotedName).
+  function tableName(schema, name) { return quotedName(schema) + "." + quotedName(name); }
+
   // appendData appends agent-supplied text to node as inert text: plain
   // runs become text nodes, hidden characters become marked escape spans.
   function appendData(node, s) {
@@ -340,10 +352,13 @@
   // ARM_MS after it appears or moves before they take a click or a key.
   const ARM_MS = 1000;
   const GONE_MS = 1500;
-  // A statement longer than FOLD_LINES lines shows its first and last
-  // FOLD_KEEP lines, with its middle behind "Show all".
+  // A read longer than FOLD_LINES lines shows its first and last
+  // FOLD_KEEP lines, with its middle behind "Show all", and its Allow
+  // waits until the person opened it. Full SQL and writes are never
+  // folded: what they change must be read whole before they are allowed.
   const FOLD_LINES = 40;
   const FOLD_KEEP = 12;
+  const FOLDABLE = { read: true, metadata: true, document: true };
 
   const cards = new Map(); // request id -> card element of a pending request
   let pendingBusy = false;
@@ -478,6 +493,15 @@
     return m;
   }
 
+  // held reports whether decision button b of card stays off once armed:
+  // Confirm full SQL until the alias is typed, Allow (and Confirm) while
+  // part of the statement is folded away.
+  function held(card, b) {
+    const a = b.dataset.action;
+    if (card.dbeastFolded && (a === "allow" || a === "confirm-full")) return true;
+    return a === "confirm-full" && !card.dbeastTyped;
+  }
+
   // arm disables a card's decision buttons for ARM_MS.
   function arm(card) {
     const buttons = card.querySelectorAll("button[data-action]");
@@ -488,7 +512,7 @@
       card.classList.remove("arming");
       // A decision in flight keeps its buttons off; decide turns them
       // back on if it fails. Confirm full SQL waits for the alias.
-      if (!card.dbeastBusy) for (const b of buttons) b.disabled = b.dataset.action === "confirm-full" && !card.dbeastTyped;
+      if (!card.dbeastBusy) for (const b of buttons) b.disabled = held(card, b);
     }, ARM_MS);
   }
 
@@ -586,36 +610,44 @@
     // Blank runs are drawn shortened (fillStatement), so only lines with
     // text count towards folding.
     const long = lines.filter(function (l) { return l.trim() !== ""; }).length > FOLD_LINES;
+    const fold = long && !isFull && FOLDABLE[q.op_kind] === true;
     if (long) {
+      // The functions named are a partial hint read from the text:
+      // quoting and comments can hide a call from it.
       const fns = functionsOf(text);
       card.appendChild(el("div", { cls: "summary" }, [
         el("strong", { text: "Summary: " }),
         document.createTextNode(kind + (tables.length ? " · tables " : "")),
         tables.length ? dataSpan(tables.join(", ")) : null,
-        document.createTextNode(fns.length ? " · functions " : ""),
+        document.createTextNode(fns.length ? " · functions seen (partial hint, not a check: quoting or comments can hide calls) " : ""),
         fns.length ? dataSpan(fns.join(", ")) : null,
       ]));
     }
     card.appendChild(el("div", { cls: "label", text: q.op_kind === "document" ? "Document and range" : "Statement that will run" }));
     const pre = el("pre", { cls: "data stmt" });
     card.appendChild(pre);
-    if (long) {
-      // The middle is folded; the decision buttons wait until it is shown
-      // unless the person opens it ("Show all").
+    if (fold) {
+      // The middle is folded; Allow waits until the person opens it
+      // ("Show all"). Deny never waits.
+      card.dbeastFolded = true;
       const head = lines.slice(0, FOLD_KEEP).join("\n");
       const tail = lines.slice(lines.length - FOLD_KEEP).join("\n");
       fillStatement(pre, head);
-      const fold = el("button", { type: "button", cls: "fold", text: "Show all " + lines.length + " lines (" + (lines.length - 2 * FOLD_KEEP) + " folded here)" });
+      const more = el("button", { type: "button", cls: "fold", text: "Show all " + lines.length + " lines (" + (lines.length - 2 * FOLD_KEEP) + " folded here; Allow waits until you read them)" });
       const rest = el("span");
       fillStatement(rest, tail);
       pre.appendChild(document.createTextNode("\n"));
-      pre.appendChild(fold);
+      pre.appendChild(more);
       pre.appendChild(document.createTextNode("\n"));
       pre.appendChild(rest);
-      fold.addEventListener("click", function () {
+      more.addEventListener("click", function () {
         const before = screenTops();
         fillStatement(pre, text);
+        card.dbeastFolded = false;
         noteMoves(before);
+        if (!card.classList.contains("arming") && !card.dbeastBusy) {
+          for (const b of card.querySelectorAll("button[data-action]")) b.disabled = held(card, b);
+        }
       });
     } else {
       fillStatement(pre, text);
@@ -664,7 +696,7 @@
     const cancel = el("button", { type: "button", text: "Cancel", onclick: function () { box.hidden = true; input.value = ""; card.dbeastTyped = false; ok.disabled = true; } });
     input.addEventListener("input", function () {
       card.dbeastTyped = input.value === want;
-      ok.disabled = !card.dbeastTyped || card.classList.contains("arming") || !!card.dbeastBusy;
+      ok.disabled = held(card, ok) || card.classList.contains("arming") || !!card.dbeastBusy;
     });
     ok.addEventListener("click", function (ev) {
       if (ev.detail <= 1 && card.dbeastTyped && !box.hidden) decide(card, id, "allow", msg, true);
@@ -686,6 +718,10 @@
       card.dbeastTop = top;
       arm(card);
       msg.textContent = "This request just moved; read it again.";
+      return;
+    }
+    if (action === "allow" && card.dbeastFolded) {
+      msg.textContent = "Show all of the statement before allowing it.";
       return;
     }
     if (action === "allow" && card.dbeastFull && !(confirmed && card.dbeastTyped)) {
@@ -721,7 +757,7 @@
       return;
     }
     // A card that went dead meanwhile (dbeast stopped) stays off.
-    if (cards.has(id) && !card.classList.contains("arming")) for (const b of buttons) b.disabled = b.dataset.action === "confirm-full" && !card.dbeastTyped;
+    if (cards.has(id) && !card.classList.contains("arming")) for (const b of buttons) b.disabled = held(card, b);
     msg.textContent = errorText(r, action === "allow" ? "Approval failed" : "Deny failed");
   }
 
@@ -891,12 +927,12 @@
     clear(body);
     for (const e of sharing) {
       const src = sourceOf(e.source_id);
-      const tables = (e.tables || []).map(function (t) { return t.schema + "." + t.name + " (" + t.access + ")"; }).join(", ");
+      const tables = (e.tables || []).map(function (t) { return tableName(t.schema, t.name) + " (" + t.access + ")"; }).join(", ");
       body.appendChild(el("tr", {}, [
         el("td", {}, [dataSpan(connLabel(e.connection_id))]),
         el("td", {}, [dataSpan(src ? src.alias : e.source_id)]),
         el("td", { text: e.database_level }),
-        el("td", {}, [dataSpan(tables || "—")]),
+        el("td", { text: tables || "—" }),
       ]));
     }
     if (!sharing.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: "Nothing is shared.", attrs: { colspan: "4" } })]));
@@ -923,7 +959,7 @@
     const src = sourceOf($("share-source").value);
     const ro = !!(src && src.read_only);
     draftTables.forEach(function (t, i) {
-      const sel = el("select", { attrs: { "aria-label": "access of " + visibleText(t.schema + "." + t.name) } });
+      const sel = el("select", { attrs: { "aria-label": "access of " + tableName(t.schema, t.name) } });
       for (const v of ["read", "read_write"]) {
         const o = el("option", { text: v });
         o.value = v;
@@ -931,23 +967,30 @@
         sel.appendChild(o);
       }
       sel.value = t.access;
-      sel.addEventListener("change", function () { t.access = sel.value; });
+      sel.addEventListener("change", function () { t.access = sel.value; disarmSave(); });
       body.appendChild(el("tr", { attrs: { "data-table": t.schema + "." + t.name } }, [
-        el("td", {}, [dataSpan(t.schema)]),
-        el("td", {}, [dataSpan(t.name)]),
+        el("td", { cls: "ident", text: quotedName(t.schema) }),
+        el("td", { cls: "ident", text: quotedName(t.name) }),
         el("td", {}, [sel]),
-        el("td", {}, [el("button", { type: "button", text: "Remove", onclick: function () { draftTables.splice(i, 1); renderDraft(); } })]),
+        el("td", {}, [el("button", { type: "button", text: "Remove", onclick: function () { draftTables.splice(i, 1); disarmSave(); renderDraft(); } })]),
       ]));
     });
     if (!draftTables.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: "No table is shared on its own.", attrs: { colspan: "4" } })]));
   }
 
-  $("share-conn").addEventListener("change", loadDraft);
-  $("share-source").addEventListener("change", function () { loadDraft(); resetPick(); });
+  $("share-conn").addEventListener("change", function () { disarmSave(); loadDraft(); });
+  $("share-source").addEventListener("change", function () { disarmSave(); loadDraft(); resetPick(); });
+  $("share-level").addEventListener("change", disarmSave);
 
   // The table picker lists the source's tables that dbeast proved
   // eligible (GET /api/sources/{id}/tables); typing a name stays possible.
+  // picked is the table object last chosen in the picker: it is what Add
+  // table adds, exactly (never trimmed), while the fields still show it.
+  let picked = null;
+  let pickSeq = 0; // the tables listing in flight; older replies are dropped
   function resetPick() {
+    pickSeq++;
+    picked = null;
     $("share-pick").hidden = true;
     clear($("share-pick"));
     status("share-pick-status", "");
@@ -956,7 +999,11 @@
     const srcID = $("share-source").value;
     if (!srcID) { status("share-pick-status", "Add a source first.", true); return; }
     status("share-pick-status", "Reading the catalog…");
+    const seq = ++pickSeq;
     const r = await api("GET", "/api/sources/" + encodeURIComponent(srcID) + "/tables");
+    // A reply for a source no longer chosen (or a listing started again)
+    // must not fill the picker.
+    if (seq !== pickSeq || $("share-source").value !== srcID) return;
     if (r.status !== 200 || !r.body || !Array.isArray(r.body.tables)) {
       status("share-pick-status", errorText(r, "Listing the tables failed"), true);
       return;
@@ -967,7 +1014,7 @@
     none.value = "";
     pick.appendChild(none);
     r.body.tables.forEach(function (t, i) {
-      const o = el("option", { text: visibleText(t.schema + "." + t.name) + (t.kind && t.kind !== "table" ? " (" + t.kind + ")" : "") });
+      const o = el("option", { text: tableName(t.schema, t.name) + (t.kind && t.kind !== "table" ? " (" + t.kind + ")" : "") });
       o.value = String(i);
       o.dbeastTable = t;
       pick.appendChild(o);
@@ -977,27 +1024,46 @@
   });
   $("share-pick").addEventListener("change", function () {
     const o = $("share-pick").selectedOptions[0];
-    if (!o || !o.dbeastTable) return;
-    $("share-new-schema").value = o.dbeastTable.schema;
-    $("share-new-name").value = o.dbeastTable.name;
+    if (!o || !o.dbeastTable) { picked = null; return; }
+    picked = { schema: String(o.dbeastTable.schema), name: String(o.dbeastTable.name) };
+    $("share-new-schema").value = picked.schema;
+    $("share-new-name").value = picked.name;
+    status("share-pick-status", "Picked " + tableName(picked.schema, picked.name));
   });
   $("share-add-table").addEventListener("click", function () {
-    const schema = $("share-new-schema").value.trim();
-    const name = $("share-new-name").value.trim();
+    // A picked table is added as the catalog named it; only a name the
+    // person typed is trimmed.
+    let schema = $("share-new-schema").value, name = $("share-new-name").value;
+    if (!(picked && picked.schema === schema && picked.name === name)) {
+      schema = schema.trim();
+      name = name.trim();
+    }
     if (!schema || !name) { status("share-status", "A table needs a schema and a name.", true); return; }
     if (draftTables.some(function (t) { return t.schema === schema && t.name === name; })) {
       status("share-status", "That table is already listed.", true);
       return;
     }
     draftTables.push({ schema: schema, name: name, access: $("share-new-access").value });
+    disarmSave();
     $("share-new-schema").value = "";
     $("share-new-name").value = "";
+    picked = null;
+    status("share-pick-status", "");
     status("share-status", "Not saved yet.");
     renderDraft();
   });
   // Saving full SQL (a read_write level or table) is a destructive
   // choice: it takes the confirm step.
   let shareConfirmUntil = 0;
+  let shareConfirmTimer = 0;
+  // disarmSave takes back an armed "Confirm": a confirm given for one
+  // connection, source or level must not save another.
+  function disarmSave() {
+    shareConfirmUntil = 0;
+    clearTimeout(shareConfirmTimer);
+    $("share-save").textContent = "Save sharing";
+    $("share-save").classList.remove("confirming");
+  }
   $("share-save").addEventListener("click", async function () {
     const srcID = $("share-source").value;
     if (!$("share-conn").value) { status("share-status", "Choose a connection (or All agents) first.", true); return; }
@@ -1008,12 +1074,11 @@
       $("share-save").textContent = "Confirm: allow full SQL / writes";
       $("share-save").classList.add("confirming");
       status("share-status", "This lets " + visibleText(connLabel($("share-conn").value)) + " change data without asking. Click again to confirm.", true);
-      setTimeout(function () { $("share-save").textContent = "Save sharing"; $("share-save").classList.remove("confirming"); }, CONFIRM_MS);
+      clearTimeout(shareConfirmTimer);
+      shareConfirmTimer = setTimeout(disarmSave, CONFIRM_MS);
       return;
     }
-    shareConfirmUntil = 0;
-    $("share-save").textContent = "Save sharing";
-    $("share-save").classList.remove("confirming");
+    disarmSave();
     const r = await api("PUT", "/api/sharing", {
       connection_id: $("share-conn").value,
       source_id: srcID,
@@ -1133,10 +1198,10 @@
     if (!grants.length) return [el("span", { cls: "muted", text: "none" })];
     return grants.map(function (g) {
       const what = (GRANT_LABELS[g.scope] || "other") + " on ";
-      const target = g.scope === "table" ? g.alias + ": " + g.schema + "." + g.name : g.alias;
+      const target = g.scope === "table" ? visibleText(g.alias) + ": " + tableName(g.schema, g.name) : visibleText(g.alias);
       return el("div", { cls: "grant", attrs: { "data-grant": g.scope + ":" + (g.source_id || g.file_id || "") + ":" + (g.schema || "") + "." + (g.name || "") } }, [
         el("span", { text: what }),
-        dataSpan(target),
+        el("span", { cls: "data-inline", text: target }),
         confirmClick(el("button", { type: "button", cls: "danger small", text: "Revoke" }), "Confirm revoke", async function () {
           const r = await api("POST", "/api/sessions/" + encodeURIComponent(s.session_id) + "/grants/revoke",
             { scope: g.scope, source_id: g.source_id || "", schema: g.schema || "", name: g.name || "", file_id: g.file_id || "" });
@@ -1166,14 +1231,15 @@
         el("td", { text: s.kind }),
         el("td", { text: s.read_only ? "yes" : "no" }),
         el("td", {}, [el("code", { text: s.source_id })]),
-        el("td", {}, [confirmClick(el("button", { type: "button", cls: "danger", text: "Remove" }), "Confirm remove", async function () {
+        healthCell(s),
+        el("td", {}, sourceButtons(s).concat([confirmClick(el("button", { type: "button", cls: "danger", text: "Remove" }), "Confirm remove", async function () {
           const r = await api("DELETE", "/api/sources/" + encodeURIComponent(s.source_id));
           status("src-status", r.status === 200 ? "Removed." : errorText(r, "Removing failed"), r.status !== 200);
           loadSources();
-        })]),
+        })])),
       ]));
     }
-    if (!sources.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: "No source yet.", attrs: { colspan: "5" } })]));
+    if (!sources.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: "No source yet.", attrs: { colspan: "6" } })]));
     loadDocuments();
   }
 
@@ -1201,14 +1267,18 @@
     clear(body);
     if (r.status !== 200 || !r.body || !Array.isArray(r.body.documents)) return;
     for (const d of r.body.documents) {
-      body.appendChild(el("tr", {}, [
+      body.appendChild(el("tr", { attrs: { "data-file-id": d.file_id } }, [
         el("td", {}, [dataSpan(d.alias)]),
         el("td", { text: d.kind }),
         el("td", { text: String(d.version) }),
         el("td", { text: String(d.bytes) }),
+        docStatusCell(d),
+        docSharedCell(d),
         el("td", {}, [
+          el("button", { type: "button", text: "Sharing", onclick: function () { editDocSharing(d); } }),
           el("button", { type: "button", text: "Refresh", onclick: async function () {
-            await api("PUT", "/api/documents/" + encodeURIComponent(d.file_id) + "/refresh");
+            const rr = await api("PUT", "/api/documents/" + encodeURIComponent(d.file_id) + "/refresh");
+            if (rr.status !== 200) status("doc-status", errorText(rr, "Refreshing failed"), true);
             loadDocuments();
           } }),
           confirmClick(el("button", { type: "button", cls: "danger", text: "Close" }), "Confirm close", async function () {
@@ -1219,7 +1289,7 @@
         ]),
       ]));
     }
-    if (!r.body.documents.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: "No open document.", attrs: { colspan: "5" } })]));
+    if (!r.body.documents.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: "No open document.", attrs: { colspan: "7" } })]));
   }
 
   $("doc-open").addEventListener("click", async function () {
@@ -1230,6 +1300,125 @@
       status("doc-status", "Opened.");
     } else {
       status("doc-status", errorText(r, "Opening the document failed"), true);
+    }
+    loadDocuments();
+  });
+
+  // ---- source edit, health and document sharing -------------------------
+  // The health cell: the last connection test of the source's current
+  // configuration, with the engine's static reason when it failed.
+  function healthCell(s) {
+    const h = s.health;
+    if (!h) return el("td", { cls: "muted health", text: "not tested", attrs: { "data-health": "none" } });
+    if (h.ok) return el("td", { cls: "health", text: "connected · " + timeOf(h.tested_at), attrs: { "data-health": "ok" } });
+    return el("td", { cls: "health status bad", attrs: { "data-health": h.code || "failed" } },
+      [document.createTextNode((h.code || "failed") + ": " + visibleText(h.reason || "") + " · " + timeOf(h.tested_at))]);
+  }
+
+  function sourceButtons(s) {
+    return [
+      el("button", { type: "button", text: "Test connection", attrs: { "data-action": "test-source" }, onclick: async function (ev) {
+        ev.target.disabled = true;
+        status("src-status", "Testing " + s.alias + "…");
+        const r = await api("POST", "/api/sources/" + encodeURIComponent(s.source_id) + "/test");
+        if (r.status === 200 && r.body) status("src-status", r.body.ok ? "Connection works." : "Connection failed: " + visibleText(r.body.reason || r.body.code || ""), !r.body.ok);
+        else status("src-status", errorText(r, "Testing failed"), true);
+        loadSources();
+      } }),
+      el("button", { type: "button", text: "Edit", attrs: { "data-action": "edit-source" }, onclick: function () { editSource(s); } }),
+    ];
+  }
+
+  let editing = null; // the source being edited
+  function editSource(s) {
+    editing = s;
+    $("src-edit-name").textContent = visibleText(s.alias);
+    $("src-edit-alias").value = s.alias;
+    $("src-edit-location").value = "";
+    $("src-edit-location").placeholder = s.kind === "sqlite" ? "new file path" : "new DSN";
+    $("src-edit-password").value = "";
+    $("src-edit-password").hidden = s.kind === "sqlite";
+    $("src-edit-readonly").checked = !!s.read_only;
+    status("src-edit-status", "");
+    $("src-edit").hidden = false;
+    $("src-edit-alias").focus();
+  }
+
+  $("src-edit-cancel").addEventListener("click", function () { editing = null; $("src-edit").hidden = true; });
+  $("src-edit").addEventListener("submit", async function (ev) {
+    ev.preventDefault();
+    if (!editing) return;
+    const s = editing;
+    const body = {};
+    const alias = $("src-edit-alias").value.trim();
+    if (alias && alias !== s.alias) body.alias = alias;
+    const loc = $("src-edit-location").value.trim();
+    if (loc) { if (s.kind === "sqlite") body.path = loc; else body.dsn = loc; }
+    const pw = $("src-edit-password").value;
+    if (pw && s.kind !== "sqlite") body.password = pw;
+    if ($("src-edit-readonly").checked !== !!s.read_only) body.read_only = $("src-edit-readonly").checked;
+    if (!Object.keys(body).length) { status("src-edit-status", "Nothing changed.", true); return; }
+    const r = await api("PATCH", "/api/sources/" + encodeURIComponent(s.source_id), body);
+    if (r.status === 200 && r.body) {
+      $("src-edit-location").value = "";
+      $("src-edit-password").value = "";
+      $("src-edit").hidden = true;
+      editing = null;
+      status("src-status", r.body.generation !== s.generation
+        ? "Saved: a new configuration. Grants and requests on this source were revoked."
+        : "Saved: renamed; grants and requests stay.");
+    } else {
+      status("src-edit-status", errorText(r, "Saving failed"), true);
+    }
+    loadSources();
+  });
+
+  // A document's status: its snapshot, or why it has none (the file is
+  // gone, unreadable, too large, past the total). Never a stale snapshot.
+  function docStatusCell(d) {
+    if (d.available === false) {
+      return el("td", { cls: "status bad doc-problem", attrs: { "data-problem": "1" } },
+        [document.createTextNode("Unavailable: " + visibleText(d.problem || "no current snapshot"))]);
+    }
+    return el("td", { cls: "muted", text: d.followed === false ? "snapshot (changes not followed; use Refresh)" : "snapshot, following changes" });
+  }
+
+  function docSharedCell(d) {
+    const list = Array.isArray(d.shared_with) ? d.shared_with : [];
+    if (!list.length) return el("td", { cls: "muted", text: "nobody" });
+    return el("td", {}, [dataSpan(list.map(function (id) { return id === "all" ? "All agents" : connLabel(id); }).join(", "))]);
+  }
+
+  let sharingDoc = null;
+  async function editDocSharing(d) {
+    await loadLists();
+    sharingDoc = d;
+    $("doc-share-name").textContent = visibleText(d.alias);
+    const box = $("doc-share-conns");
+    clear(box);
+    const current = Array.isArray(d.shared_with) ? d.shared_with : [];
+    const items = [{ id: "all", label: "All agents" }].concat(connections.map(function (c) { return { id: c.connection_id, label: c.label }; }));
+    for (const it of items) {
+      const cb = el("input", { type: "checkbox", attrs: { "data-conn": it.id } });
+      cb.checked = current.indexOf(it.id) >= 0;
+      box.appendChild(el("label", {}, [cb, document.createTextNode(" "), dataSpan(it.label)]));
+    }
+    status("doc-share-status", "");
+    $("doc-share").hidden = false;
+  }
+
+  $("doc-share-cancel").addEventListener("click", function () { sharingDoc = null; $("doc-share").hidden = true; });
+  $("doc-share").addEventListener("submit", async function (ev) {
+    ev.preventDefault();
+    if (!sharingDoc) return;
+    const ids = [...$("doc-share-conns").querySelectorAll("input[data-conn]")].filter(function (c) { return c.checked; }).map(function (c) { return c.dataset.conn; });
+    const r = await api("PUT", "/api/documents/" + encodeURIComponent(sharingDoc.file_id) + "/sharing", { shared_with: ids });
+    if (r.status === 200) {
+      sharingDoc = null;
+      $("doc-share").hidden = true;
+      status("doc-status", "Sharing saved.");
+    } else {
+      status("doc-share-status", errorText(r, "Saving the sharing failed"), true);
     }
     loadDocuments();
   });
@@ -1341,7 +1530,11 @@
     setInterval(function () {
       pollPending();
       ticks++;
-      if (ticks % 3 === 0 && (route === "sessions" || route === "activity")) refreshPage();
+      // A re-render replaces the page's buttons: never while a destructive
+      // action waits for its confirming click, or the armed button would
+      // vanish under the person's cursor.
+      if (ticks % 3 === 0 && (route === "sessions" || route === "activity" || route === "sources") &&
+          !document.querySelector(".confirming")) refreshPage();
     }, POLL_MS);
   }
   start();

@@ -1,4 +1,16 @@
-package fuzz
+package conformance_test
+
+// The go test -fuzz targets of the verifier, one per dialect
+// (FuzzPostgres, FuzzMySQL, FuzzSQLite), seeded from the case corpus and
+// generated scoping shapes. Each target runs the verifier on the input;
+// an accepted input's normalized SQL must re-verify to the same verdict,
+// and, where a live engine is available (SQLite always; PostgreSQL and
+// MySQL when DBEAST_TEST_POSTGRES_DSN / DBEAST_TEST_MYSQL_DSN is set),
+// the harness's differential check runs on it and must report no
+// disagreement. An external test package, so it drives the harness only
+// through its exported API, as a user would.
+//
+//	go test ./conformance -run '^$' -fuzz '^FuzzSQLite$' -fuzztime 20000x -parallel 1
 
 import (
 	"context"

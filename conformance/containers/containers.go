@@ -1,4 +1,13 @@
-package conformance
+// Package containers starts the conformance harness's server version
+// matrix (Matrix: the images of docker/compose.yaml) with testcontainers,
+// one container at a time, when a Docker engine is reachable;
+// DockerAvailable answers ErrNoDocker quickly when none is.
+//
+// It is its own package so that only cmd/dbeast-matrix links
+// testcontainers (and with it Docker's client, OpenTelemetry and, from
+// testcontainers' non-test code, the testing package): the shipped dbeast
+// binary checks servers given by DSN only.
+package containers
 
 import (
 	"context"
@@ -54,7 +63,7 @@ func MatrixFor(engine string) []MatrixImage {
 // DOCKER_HOST, the daemon is down, or it did not answer within the
 // timeout. The container matrix cannot run; the caller must say so and
 // fail, never pass silently.
-var ErrNoDocker = errors.New("conformance: no Docker engine reachable")
+var ErrNoDocker = errors.New("containers: no Docker engine reachable")
 
 // DefaultDockerTimeout bounds DockerAvailable when its timeout is zero.
 const DefaultDockerTimeout = 5 * time.Second
@@ -139,7 +148,7 @@ func (s *Server) Terminate() error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := s.c.Terminate(ctx, testcontainers.StopTimeout(10*time.Second)); err != nil {
-		return fmt.Errorf("conformance: terminate %s: %w", s.Image, err)
+		return fmt.Errorf("containers: terminate %s: %w", s.Image, err)
 	}
 	return nil
 }
@@ -203,12 +212,12 @@ func StartServer(ctx context.Context, m MatrixImage) (*Server, error) {
 			dsn, err = mc.ConnectionString(ctx)
 		}
 	default:
-		return nil, fmt.Errorf("conformance: no container image for engine %q", m.Engine)
+		return nil, fmt.Errorf("containers: no container image for engine %q", m.Engine)
 	}
 	s := &Server{MatrixImage: m, DSN: dsn, c: c}
 	if err != nil {
 		terr := s.Terminate()
-		return nil, errors.Join(fmt.Errorf("conformance: start %s: %w", m.Image, err), terr)
+		return nil, errors.Join(fmt.Errorf("containers: start %s: %w", m.Image, err), terr)
 	}
 	return s, nil
 }
@@ -222,7 +231,7 @@ func StartServer(ctx context.Context, m MatrixImage) (*Server, error) {
 func RunMatrix(ctx context.Context, engine string, fn func(s *Server) error) error {
 	images := MatrixFor(engine)
 	if len(images) == 0 {
-		return fmt.Errorf("conformance: no container matrix for engine %q", engine)
+		return fmt.Errorf("containers: no container matrix for engine %q", engine)
 	}
 	if err := DockerAvailable(ctx, 0); err != nil {
 		return err

@@ -1,4 +1,4 @@
-package conformance
+package containers
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbeast/dbeast/conformance"
 	"github.com/dbeast/dbeast/verifier/dialect"
 )
 
@@ -17,7 +18,7 @@ import (
 // order.
 func composeImages(t *testing.T) []string {
 	t.Helper()
-	f, err := os.Open("../docker/compose.yaml")
+	f, err := os.Open("../../docker/compose.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,13 +122,13 @@ func TestMatrixContainers(t *testing.T) {
 	for _, engine := range []string{"postgres", "mysql"} {
 		err := RunMatrix(ctx, engine, func(s *Server) error {
 			var (
-				e   Engine
+				e   conformance.Engine
 				err error
 			)
 			if engine == "postgres" {
-				e, err = OpenPostgres(ctx, s.DSN)
+				e, err = conformance.OpenPostgres(ctx, s.DSN)
 			} else {
-				e, err = OpenMySQL(ctx, s.DSN)
+				e, err = conformance.OpenMySQL(ctx, s.DSN)
 			}
 			if err != nil {
 				return err
@@ -137,8 +138,8 @@ func TestMatrixContainers(t *testing.T) {
 			if !strings.HasPrefix(e.Version(), tag+".") {
 				t.Errorf("%s reports version %q", s.Image, e.Version())
 			}
-			r := &Runner{Engine: e, Verify: dialect.Verify, Shrink: true}
-			sum, err := r.Run(ctx, GeneratedCases(e, 1, 200))
+			r := &conformance.Runner{Engine: e, Verify: dialect.Verify, Shrink: true}
+			sum, err := r.Run(ctx, conformance.GeneratedCases(e, 1, 200))
 			if err != nil {
 				return err
 			}

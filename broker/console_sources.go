@@ -1,0 +1,34 @@
+package broker
+
+import (
+	"errors"
+	"net/http"
+)
+
+// addSourceEditRoutes adds the routes that edit and test a source.
+func (b *Broker) addSourceEditRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("PATCH /api/sources/{id}", func(w http.ResponseWriter, r *http.Request) {
+		var ed SourceEdit
+		if !readJSON(w, r, &ed) {
+			return
+		}
+		src, err := b.UpdateSource(r.PathValue("id"), ed)
+		if errors.Is(err, ErrBadEdit) {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": ErrBadEdit.Error()})
+			return
+		}
+		if err != nil {
+			writeResult(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, src)
+	})
+	mux.HandleFunc("POST /api/sources/{id}/test", func(w http.ResponseWriter, r *http.Request) {
+		h, err := b.TestSource(r.Context(), r.PathValue("id"))
+		if err != nil {
+			writeResult(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, h)
+	})
+}

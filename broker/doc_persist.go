@@ -1,0 +1,60 @@
+package broker
+
+import (
+	"crypto/sha256"
+	"slices"
+)
+
+// persistDocumentsLocked saves the list of open documents (id, alias,
+// path, sharing; never content) with the rest of the state. reqs.mu must
+// be held; it takes Broker.mu, as the lock order allows. On error the
+// saved list is unchanged and the caller rolls back its own change.
+func (b *Broker) persistDocumentsLocked() error {
+	b.pruneDocSharesLocked()
+	list := make([]*savedDocument, 0, len(b.reqs.docs.docs))
+	for _, d := range b.sortedDocumentsLocked() {
+		list = append(list, &savedDocument{ID: d.id, Alias: d.alias, Path: d.path, SharedWith: slices.Clone(d.sharedWith)})
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	prev, prevCounter := b.state.Documents, b.state.DocumentCounter
+	b.state.Documents, b.state.DocumentCounter = list, b.reqs.docs.counter
+	if err := b.persistLocked(); err != nil {
+		b.state.Documents, b.state.DocumentCounter = prev, prevCounter
+		return err
+	}
+	return nil
+}
+
+// restoreDocuments reopens the saved documents when the broker is built,
+// each with a fresh snapshot at version 1 (grants never outlive a start).
+// A file that cannot be snapshotted now stays listed as unavailable with
+// its reason, and is watched so that it comes back when it is fixed.
+func (b *Broker) restoreDocuments() {
+	b.reqs.mu.Lock()
+	defer b.reqs.mu.Unlock()
+	b.mu.Lock()
+	saved := slices.Clone(b.state.Documents)
+	counter := b.state.DocumentCounter
+	b.mu.Unlock()
+	s := b.reqs.docs
+	s.counter = counter
+	for _, sd := range saved {
+		if len(s.docs) >= MaxDocuments {
+			break
+		}
+		s.seq++
+		d := &document{id: sd.ID, alias: sd.Alias, path: sd.Path, seq: s.seq, version: 1, sharedWith: slices.Clone(sd.SharedWith)}
+		data, err := readSnapshot(sd.Path)
+		if err == nil && s.totalBytes("")+len(data) > MaxAllDocBytes {
+			err = ErrTooMany
+		}
+		if err != nil {
+			d.problem = problemOf(err)
+		} else {
+			d.text, d.sum = data, sha256.Sum256(data)
+		}
+		s.docs[d.id] = d
+		b.watchDocumentLocked(d)
+	}
+}

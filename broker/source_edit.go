@@ -1,0 +1,303 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/dbeast/dbeast/engines"
+	"github.com/go-sql-driver/mysql"
+)
+
+// SourceEdit is what the console sends to change a source. A nil field
+// keeps its value. DSN, Path and Password are write-only: no listing ever
+// shows them back.
+type SourceEdit struct {
+	Alias *string `json:"alias,omitempty"`
+	// DSN replaces a PostgreSQL or MySQL source's connection string.
+	DSN *string `json:"dsn,omitempty"`
+	// Path replaces a SQLite source's file.
+	Path *string `json:"path,omitempty"`
+	// Password replaces only the password inside a PostgreSQL or MySQL
+	// DSN (the new DSN when DSN is given too).
+	Password *string `json:"password,omitempty"`
+	ReadOnly *bool   `json:"read_only,omitempty"`
+}
+
+// ErrBadEdit is the static error for an edit that names nothing to change
+// or a setting the source's kind does not have.
+var ErrBadEdit = errors.New("broker: an edit changes alias, read_only, and dsn or password (postgres, mysql) or path (sqlite)")
+
+// SourceHealth is the outcome of the last connection test of a source's
+// current configuration; a configuration change forgets it. Code and
+// Reason are the engine's static ones, never driver text.
+type SourceHealth struct {
+	TestedAt time.Time      `json:"tested_at"`
+	OK       bool           `json:"ok"`
+	Code     engines.Code   `json:"code,omitempty"`
+	Reason   engines.Reason `json:"reason,omitempty"`
+}
+
+// UpdateSource applies an edit. A change of where or as whom the source
+// connects (DSN, path, password) or of its read-only flag is a new
+// configuration: the generation grows, and every session grant on the
+// source and every pending, running or completed request made for the
+// old generation is revoked (revokeLocked: a running Full SQL statement
+// ends as outcome_unknown, a completed one as completed_result_revoked).
+// An alias-only edit keeps grants and requests. An edit that sets a value
+// equal to the current one changes nothing.
+//
+// The read-only flag counts as configuration both ways: switching it on
+// takes writes away, and switching it off must not let a grant the person
+// gave for a read-only source (where Full SQL was never offered) cover
+// writes.
+func (b *Broker) UpdateSource(id string, ed SourceEdit) (Source, error) {
+	if ed.Alias == nil && ed.DSN == nil && ed.Path == nil && ed.Password == nil && ed.ReadOnly == nil {
+		return Source{}, ErrBadEdit
+	}
+	var alias string
+	if ed.Alias != nil {
+		alias = strings.TrimSpace(*ed.Alias)
+		if alias == "" || !validLabel(alias) {
+			return Source{}, ErrBadAlias
+		}
+	}
+
+	// reqs.mu first (the documented lock order): no request can start or
+	// hand over a result between the new generation and its revocations.
+	b.reqs.mu.Lock()
+	defer b.reqs.mu.Unlock()
+	b.mu.Lock()
+	i := b.sourceIndexLocked(id)
+	if i < 0 {
+		b.mu.Unlock()
+		return Source{}, ErrNotFound
+	}
+	cur := b.state.Sources[i]
+	next := *cur
+	if err := applyConfigEdit(&next, ed); err != nil {
+		b.mu.Unlock()
+		return Source{}, err
+	}
+	reconfigured := next.DSN != cur.DSN || next.Path != cur.Path || next.ReadOnly != cur.ReadOnly
+	if reconfigured {
+		if err := b.validateSourceLocked(next); err != nil {
+			b.mu.Unlock()
+			return Source{}, err
+		}
+		next.Generation++
+		next.Health = nil
+	}
+	if ed.Alias != nil {
+		next.Alias = alias
+	}
+	b.state.Sources[i] = &next
+	if err := b.persistLocked(); err != nil {
+		b.state.Sources[i] = cur
+		b.mu.Unlock()
+		return Source{}, err
+	}
+	ev := "source_renamed"
+	if reconfigured {
+		ev = "source_reconfigured"
+	}
+	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Alias: next.Alias, Event: ev})
+	out := next.public()
+	b.mu.Unlock()
+
+	if reconfigured {
+		for _, s := range b.reqs.sessions {
+			s.grants.dropSource(id)
+		}
+		for _, r := range b.reqs.reqs {
+			if r.sourceID == id && r.generation != next.Generation {
+				b.revokeLocked(r)
+			}
+		}
+		b.dispatchLocked()
+	}
+	return out, nil
+}
+
+// applyConfigEdit applies the DSN, path, password and read-only parts of
+// an edit to s, refusing settings the kind does not have.
+func applyConfigEdit(s *savedSource, ed SourceEdit) error {
+	if s.Kind == engines.SQLite {
+		if ed.DSN != nil || ed.Password != nil || (ed.Path != nil && *ed.Path == "") {
+			return ErrBadEdit
+		}
+		if ed.Path != nil {
+			s.Path = *ed.Path
+		}
+	} else {
+		if ed.Path != nil || (ed.DSN != nil && *ed.DSN == "") {
+			return ErrBadEdit
+		}
+		if ed.DSN != nil {
+			s.DSN = *ed.DSN
+		}
+		if ed.Password != nil {
+			dsn, err := withPassword(s.Kind, s.DSN, *ed.Password)
+			if err != nil {
+				return err
+			}
+			s.DSN = dsn
+		}
+	}
+	if ed.ReadOnly != nil {
+		s.ReadOnly = *ed.ReadOnly
+	}
+	return nil
+}
+
+// validateSourceLocked checks a new configuration as AddSource does.
+// Validate does not connect, so holding the locks is cheap.
+func (b *Broker) validateSourceLocked(s savedSource) error {
+	src := engines.Source{Kind: s.Kind, DSN: s.DSN, Path: s.Path, ReadOnly: s.ReadOnly}
+	if d := b.cfg.Drivers[s.Kind]; d != nil {
+		if _, err := d.Validate(src); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalidSource, engines.AsError(err))
+		}
+		return nil
+	}
+	if s.Kind == engines.SQLite {
+		fi, err := os.Stat(s.Path)
+		if err != nil || !fi.Mode().IsRegular() {
+			return ErrNoSuchFile
+		}
+	}
+	return nil
+}
+
+// withPassword returns dsn with its password replaced: in a PostgreSQL
+// URL the userinfo's password, in a PostgreSQL keyword string a trailing
+// password keyword replacing any earlier one, in a MySQL
+// DSN the go-sql-driver Config's Passwd. The errors never carry the DSN.
+func withPassword(kind engines.Kind, dsn, password string) (string, error) {
+	switch kind {
+	case engines.Postgres:
+		if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+			u, err := url.Parse(dsn)
+			if err != nil {
+				return "", ErrInvalidSource
+			}
+			user := ""
+			if u.User != nil {
+				user = u.User.Username()
+			}
+			u.User = url.UserPassword(user, password)
+			return u.String(), nil
+		}
+		rest, err := withoutKeyword(dsn, "password")
+		if err != nil {
+			return "", err
+		}
+		esc := strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(password)
+		return strings.TrimSpace(rest + " password='" + esc + "'"), nil
+	case engines.MySQL:
+		cfg, err := mysql.ParseDSN(dsn)
+		if err != nil {
+			return "", ErrInvalidSource
+		}
+		cfg.Passwd = password
+		return cfg.FormatDSN(), nil
+	}
+	return "", ErrBadEdit
+}
+
+// TestSource connects to a source once with its current configuration
+// (within the 15-second setup deadline) and records the outcome as its
+// health. The answer carries only the engine's static code and reason.
+func (b *Broker) TestSource(ctx context.Context, id string) (SourceHealth, error) {
+	src, gen, ok := b.engineSource(id)
+	if !ok {
+		return SourceHealth{}, ErrNotFound
+	}
+	h := SourceHealth{OK: true}
+	if drv := b.cfg.Drivers[src.Kind]; drv == nil {
+		h = SourceHealth{Code: engines.CodeUnavailable, Reason: engines.ReasonBadConfig}
+	} else {
+		ctx, cancel := context.WithTimeout(ctx, engines.SetupDeadline)
+		eng, err := drv.Open(ctx, src)
+		cancel()
+		if err != nil {
+			e := engines.AsError(err)
+			h = SourceHealth{Code: e.Code, Reason: e.Reason}
+		} else {
+			eng.Close()
+		}
+	}
+	h.TestedAt = b.cfg.now().UTC()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if i := b.sourceIndexLocked(id); i >= 0 && b.state.Sources[i].Generation == gen {
+		b.state.Sources[i].Health = &h
+	}
+	return h, nil
+}
+
+// withoutKeyword returns a libpq keyword/value string without the
+// entries of key, the others kept as written. Values are bare (up to
+// white space, backslash escapes) or single-quoted (backslash escapes);
+// a string that does not parse is ErrInvalidSource.
+func withoutKeyword(dsn, key string) (string, error) {
+	var kept []string
+	i := 0
+	for {
+		for i < len(dsn) && isSpace(dsn[i]) {
+			i++
+		}
+		if i == len(dsn) {
+			return strings.Join(kept, " "), nil
+		}
+		start := i
+		for i < len(dsn) && dsn[i] != '=' && !isSpace(dsn[i]) {
+			i++
+		}
+		name := dsn[start:i]
+		for i < len(dsn) && isSpace(dsn[i]) {
+			i++
+		}
+		if name == "" || i == len(dsn) || dsn[i] != '=' {
+			return "", ErrInvalidSource
+		}
+		i++
+		for i < len(dsn) && isSpace(dsn[i]) {
+			i++
+		}
+		if i < len(dsn) && dsn[i] == '\'' {
+			i++
+			for i < len(dsn) && dsn[i] != '\'' {
+				if dsn[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			if i >= len(dsn) {
+				return "", ErrInvalidSource
+			}
+			i++
+		} else {
+			for i < len(dsn) && !isSpace(dsn[i]) {
+				if dsn[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			if i > len(dsn) {
+				return "", ErrInvalidSource
+			}
+		}
+		if name != key {
+			kept = append(kept, dsn[start:i])
+		}
+	}
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}

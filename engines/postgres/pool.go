@@ -1,0 +1,175 @@
+package postgres
+
+import (
+	"context"
+	"crypto/sha256"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// The pool keeps a few broker-owned connections per source between
+// operations, so a read does not pay for a new connection (about 13 ms of
+// connect and authentication on loopback). It holds only connections this
+// package opened for verified reads, listings, descriptions and table
+// writes; a person's console session never enters it.
+//
+// A connection goes back to the pool only after an operation that ended
+// without any error and left no session state: a read, a listing or a
+// description whose transaction ended and whose state was reset with
+// DISCARD ALL (prepared statements, settings, temporary objects, advisory
+// locks, listeners). After a cancel, a deadline, any error, a table write
+// (its triggers run user code, which can leave state DISCARD ALL does not
+// reset) or full SQL, the connection is closed instead. Full SQL always
+// runs on a fresh connection (see Exec).
+//
+// Pools are keyed by a hash of the source's DSN and its read-only flag, so
+// a changed source gets a new pool; idle connections are closed after
+// poolIdleTimeout and never kept past poolMaxLifetime. The registry is
+// package state because Driver is a stateless value.
+
+// Pool bounds.
+const (
+	poolMaxIdle     = 4 // the contract's global limit of concurrent operations
+	poolIdleTimeout = 2 * time.Minute
+	poolMaxLifetime = 15 * time.Minute
+)
+
+// pooledConn is one broker-owned server connection and what outlives a
+// single operation on it.
+type pooledConn struct {
+	conn *pgx.Conn
+	pg   *pgconn.PgConn
+	seq  int // names prepared statements uniquely on this connection
+	// stmts maps a catalog query's text to the name it is prepared under
+	// on this connection (read.go); DISCARD ALL empties it.
+	stmts   map[string]string
+	created time.Time
+	idle    time.Time // when it was last put back
+}
+
+// close ends the connection and waits for its resources to be released.
+func (c *pooledConn) close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	err := c.conn.Close(ctx)
+	<-c.pg.CleanupDone()
+	return err
+}
+
+// connPool is the idle connections of one source, with the caches that are
+// only valid for that source's account (cache.go).
+type connPool struct {
+	cfg *pgx.ConnConfig
+
+	mu    sync.Mutex // guards idle and timer
+	idle  []*pooledConn
+	timer *time.Timer
+
+	cache *proofCache
+}
+
+// poolKey identifies a source without keeping its DSN as a map key.
+type poolKey [sha256.Size]byte
+
+var (
+	poolsMu sync.Mutex // guards pools
+	pools   = map[poolKey]*connPool{}
+)
+
+func keyOf(dsn string, readOnly bool) poolKey {
+	ro := "rw"
+	if readOnly {
+		ro = "ro"
+	}
+	return poolKey(sha256.Sum256([]byte(ro + "\x00" + dsn)))
+}
+
+// lookupPool returns the pool of a source, or nil before its first use.
+func lookupPool(dsn string, readOnly bool) *connPool {
+	k := keyOf(dsn, readOnly)
+	poolsMu.Lock()
+	defer poolsMu.Unlock()
+	return pools[k]
+}
+
+// poolFor returns the pool of a source, creating it from cfg.
+func poolFor(dsn string, readOnly bool, cfg *pgx.ConnConfig) *connPool {
+	k := keyOf(dsn, readOnly)
+	poolsMu.Lock()
+	defer poolsMu.Unlock()
+	p := pools[k]
+	if p == nil {
+		p = &connPool{cfg: cfg, cache: newProofCache()}
+		pools[k] = p
+	}
+	return p
+}
+
+// get returns an idle connection that is still within its lifetime, or
+// nil.
+func (p *connPool) get() *pooledConn {
+	now := time.Now()
+	p.mu.Lock()
+	var stale []*pooledConn
+	var c *pooledConn
+	for len(p.idle) > 0 {
+		n := len(p.idle) - 1
+		x := p.idle[n]
+		p.idle = p.idle[:n]
+		if now.Sub(x.created) > poolMaxLifetime || now.Sub(x.idle) > poolIdleTimeout || x.pg.IsClosed() {
+			stale = append(stale, x)
+			continue
+		}
+		c = x
+		break
+	}
+	p.mu.Unlock()
+	for _, x := range stale {
+		x.close()
+	}
+	return c
+}
+
+// put gives a clean connection back; beyond poolMaxIdle it is closed.
+func (p *connPool) put(c *pooledConn) {
+	c.idle = time.Now()
+	p.mu.Lock()
+	if len(p.idle) >= poolMaxIdle || time.Since(c.created) > poolMaxLifetime {
+		p.mu.Unlock()
+		c.close()
+		return
+	}
+	p.idle = append(p.idle, c)
+	if p.timer == nil {
+		p.timer = time.AfterFunc(poolIdleTimeout, p.sweep)
+	}
+	p.mu.Unlock()
+}
+
+// sweep closes connections idle for longer than poolIdleTimeout and
+// re-arms itself while any remain.
+func (p *connPool) sweep() {
+	now := time.Now()
+	p.mu.Lock()
+	var keep, stale []*pooledConn
+	for _, c := range p.idle {
+		if now.Sub(c.idle) >= poolIdleTimeout || now.Sub(c.created) > poolMaxLifetime {
+			stale = append(stale, c)
+		} else {
+			keep = append(keep, c)
+		}
+	}
+	p.idle = keep
+	if len(keep) > 0 {
+		p.timer = time.AfterFunc(poolIdleTimeout, p.sweep)
+	} else {
+		p.timer = nil
+	}
+	p.mu.Unlock()
+	for _, c := range stale {
+		c.close()
+	}
+}
