@@ -18,7 +18,7 @@ import (
 // reads a table, sleeps, takes a lock or depends on anything but its
 // arguments, the session's settings and (NOW, CURDATE) the statement's
 // start time, which the servers fix for the whole statement. The ones
-// whose output can grow are bounded here (lpad, rpad, replace, concat)
+// whose output can grow are bounded here (lpad, rpad, replace; growth.go)
 // and by the servers: a string function's result longer than
 // max_allowed_packet is NULL, GROUP_CONCAT stops at group_concat_max_len.
 // docs/safe-sql.md says why each one is safe.
@@ -44,9 +44,6 @@ type funcSpec struct {
 	padArg int
 	// trim: TRIM's first argument may be TiDB's TrimDirectionExpr.
 	trim bool
-	// grows marks the functions whose output can be longer than their
-	// input: one may not be nested inside another (see growthDepth).
-	grows bool
 }
 
 // maxPadLength bounds LPAD and RPAD: their result is exactly that long.
@@ -82,14 +79,14 @@ var scalarSpecs = map[string]funcSpec{
 	"substring": {minArgs: 2, maxArgs: 3}, "substr": {minArgs: 2, maxArgs: 3},
 	"trim":  {minArgs: 1, maxArgs: 3, trim: true},
 	"ltrim": {minArgs: 1, maxArgs: 1}, "rtrim": {minArgs: 1, maxArgs: 1},
-	"concat":    {minArgs: 1, maxArgs: maxVariadicArgs, grows: true},
-	"concat_ws": {minArgs: 2, maxArgs: maxVariadicArgs, grows: true},
-	"replace":   {minArgs: 3, maxArgs: 3, growArg: 3, grows: true},
+	"concat":    {minArgs: 1, maxArgs: maxVariadicArgs},
+	"concat_ws": {minArgs: 2, maxArgs: maxVariadicArgs},
+	"replace":   {minArgs: 3, maxArgs: 3, growArg: 3},
 	"left":      {minArgs: 2, maxArgs: 2}, "right": {minArgs: 2, maxArgs: 2},
 	"instr": {minArgs: 2, maxArgs: 2}, "locate": {minArgs: 2, maxArgs: 3},
 	"position": {minArgs: 2, maxArgs: 2},
-	"lpad":     {minArgs: 3, maxArgs: 3, lengthArg: 2, padArg: 3, grows: true},
-	"rpad":     {minArgs: 3, maxArgs: 3, lengthArg: 2, padArg: 3, grows: true},
+	"lpad":     {minArgs: 3, maxArgs: 3, lengthArg: 2, padArg: 3},
+	"rpad":     {minArgs: 3, maxArgs: 3, lengthArg: 2, padArg: 3},
 	// JSON_EXTRACT(doc, 'path'); x->'path' is JSON_EXTRACT and x->>'path'
 	// is JSON_UNQUOTE(JSON_EXTRACT(…)) in TiDB's tree and restored text,
 	// which both servers read (MariaDB has no -> operator).
@@ -144,13 +141,12 @@ func (w *walker) scalarCall(name string, spec funcSpec, n *ast.FuncCallExpr, c *
 	if len(n.Args) < spec.minArgs || len(n.Args) > spec.maxArgs {
 		return verifier.Refuse(verifier.CodeConstructNotAllowed)
 	}
-	if spec.grows {
-		w.growing++
-		defer func() { w.growing-- }()
-		if w.growing > 1 {
-			// A growth function inside another multiplies (REPLACE in
-			// REPLACE) or lets a value be rebuilt past every bound.
-			return verifier.Refuse(verifier.CodeExpressionTooLarge)
+	if growthNames[name] {
+		// A growth function over another multiplies (growth.go).
+		for _, a := range n.Args {
+			if err := w.checkGrowth(sc, a); err != nil {
+				return err
+			}
 		}
 	}
 	var err error
@@ -365,12 +361,17 @@ func (w *walker) aggregate(name string, n *ast.AggregateFuncExpr, c *ctes, sc *s
 			return verifier.Refuse(verifier.CodeLiteralNotAllowed)
 		}
 		args = args[:len(args)-1]
-		w.growing++
-		defer func() { w.growing-- }()
-		if w.growing > 1 {
-			return verifier.Refuse(verifier.CodeExpressionTooLarge)
+		for _, a := range args {
+			if err := w.checkGrowth(sc, a); err != nil {
+				return err
+			}
 		}
 		if n.Order != nil {
+			for _, it := range n.Order.Items {
+				if err := w.checkGrowth(sc, it.Expr); err != nil {
+					return err
+				}
+			}
 			if err := w.byItems(n.Order.Items, c, sc); err != nil {
 				return err
 			}

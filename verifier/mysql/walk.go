@@ -89,9 +89,6 @@ type walker struct {
 	nextBody bool
 	// last is the outputs of the query expression walked last.
 	last *outputs
-	// growing counts the growth functions (CONCAT, REPLACE, LPAD,
-	// GROUP_CONCAT, …) the walk is inside: one inside another is refused.
-	growing int
 	// written and substituted are the expression sizes of the whole
 	// statement as written and after substitution (see grow).
 	written, substituted int
