@@ -14,8 +14,8 @@ import (
 // clock, which SQLite holds fixed within one step of the statement. It is
 // allowed (docs/safe-sql.md: a read that asks for the time is not unsafe,
 // and the normalized text is the same on every run). The functions whose
-// output can grow are bounded here (REPLACE's replacement, no growth
-// function nested in another) and by SQLite's SQLITE_MAX_LENGTH.
+// output can grow are bounded here (REPLACE's replacement; growth.go) and
+// by the engine's SQLITE_LIMIT_LENGTH.
 
 // fnKind says how a function may be called.
 type fnKind uint8
@@ -42,9 +42,6 @@ type funcSpec struct {
 	intArg int
 	// growArg must be a string literal of at most maxReplacement bytes.
 	growArg int
-	// grows marks functions whose output can be longer than their input;
-	// one may not be nested inside another.
-	grows bool
 }
 
 // maxReplacement bounds REPLACE's replacement string.
@@ -85,9 +82,9 @@ var sqliteSpecs = map[string]funcSpec{
 	"ltrim":     {kind: fnScalar, minArgs: 1, maxArgs: 2},
 	"rtrim":     {kind: fnScalar, minArgs: 1, maxArgs: 2},
 	"instr":     {kind: fnScalar, minArgs: 2, maxArgs: 2},
-	"replace":   {kind: fnScalar, minArgs: 3, maxArgs: 3, growArg: 3, grows: true},
-	"concat":    {kind: fnScalar, minArgs: 1, maxArgs: maxVariadicArgs, grows: true},
-	"concat_ws": {kind: fnScalar, minArgs: 2, maxArgs: maxVariadicArgs, grows: true},
+	"replace":   {kind: fnScalar, minArgs: 3, maxArgs: 3, growArg: 3},
+	"concat":    {kind: fnScalar, minArgs: 1, maxArgs: maxVariadicArgs},
+	"concat_ws": {kind: fnScalar, minArgs: 2, maxArgs: maxVariadicArgs},
 	// JSON (built in since 3.38): constant paths.
 	"json_extract": {kind: fnScalar, minArgs: 2, maxArgs: dateArgs, constFrom: 2},
 
@@ -100,7 +97,7 @@ var sqliteSpecs = map[string]funcSpec{
 	"strftime":  {kind: fnScalar, minArgs: 1, maxArgs: dateArgs + 1, constArg: 1, constFrom: 3},
 
 	// Aggregates: GROUP_CONCAT(x [, 'sep'] [ORDER BY …]).
-	"group_concat": {kind: fnAggregate, minArgs: 1, maxArgs: 2, constFrom: 2, grows: true},
+	"group_concat": {kind: fnAggregate, minArgs: 1, maxArgs: 2, constFrom: 2},
 
 	// Window functions.
 	"row_number": {kind: fnWindow}, "rank": {kind: fnWindow}, "dense_rank": {kind: fnWindow},

@@ -12,9 +12,6 @@ type parser struct {
 	toks  []token
 	i     int
 	depth int
-	// growing counts the growth functions being parsed: one inside
-	// another is refused (see funcSpec.grows).
-	growing int
 }
 
 // bail aborts the parse with the refusal for code.
@@ -687,13 +684,6 @@ func (p *parser) callTail(name string) expr {
 	spec, ok := sqliteSpecs[fn]
 	if !ok || !verifier.SQLiteFunctions[fn] {
 		panic(verifier.RefuseFunction(fn))
-	}
-	if spec.grows {
-		p.growing++
-		defer func() { p.growing-- }()
-		if p.growing > 1 {
-			bail(verifier.CodeExpressionTooLarge)
-		}
 	}
 	p.expectOp("(")
 	c := &funcCall{name: fn}

@@ -360,6 +360,7 @@ func (w *walker) expr(e expr, sc *scope) {
 		}
 	case *funcCall:
 		w.b.AddFunction(x.name)
+		w.checkGrowth(x, sc)
 		for _, a := range x.args {
 			w.expr(a, sc)
 		}
