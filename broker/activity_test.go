@@ -40,7 +40,7 @@ func TestActivityReasons(t *testing.T) {
 	e.share(a.connID, LevelAsk)
 	errMsg := func(m map[string]any) string { return m["error"].(map[string]any)["message"].(string) }
 
-	m, code := a.call("query_sql", map[string]any{"source_id": e.srcID, "sql": "select row_number() over () from main.items"})
+	m, code := a.call("query_sql", map[string]any{"source_id": e.srcID, "sql": "select count(*) over (order by id rows between id preceding and current row) from main.items"})
 	if code != CodeUnsupportedSafeRead {
 		t.Fatalf("window function: %q", code)
 	}

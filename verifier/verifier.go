@@ -137,7 +137,7 @@ type Verdict struct {
 	// as the call name(alias) when no such column exists.
 	Columns map[string][]string `json:"columns"`
 	// Functions is the sorted set of lower-case function names called.
-	// Every one is on AllowedFunctions; engines prove each resolves to the
+	// Every one is in Functions(Dialect); engines prove each resolves to the
 	// built-in.
 	Functions []string `json:"functions"`
 	// Target is the written table in ModeTableWrite, nil otherwise.
@@ -343,36 +343,99 @@ func AsRefusal(err error) (*Refusal, bool) {
 	return r, ok
 }
 
-// AllowedFunctions is every function name a dialect's read path may list
-// in a Verdict: the contract's list (count, sum, avg, min, max, abs,
-// lower, upper, length, char_length, octet_length, round, coalesce,
-// nullif), which every dialect shares, and the analytics functions
-// PostgreSQL's safe mode adds (docs/safe-sql.md says why each is safe).
-// Each dialect's verifier narrows it to its own list (verifier/mysql and
-// verifier/sqlite accept only the contract's names), and each engine
-// checks a verdict's names against it and against the server's catalog.
-var AllowedFunctions = map[string]bool{
-	"count": true, "sum": true, "avg": true, "min": true, "max": true,
-	"abs": true, "lower": true, "upper": true, "length": true,
-	"char_length": true, "octet_length": true, "round": true,
-	"coalesce": true, "nullif": true,
-	// PostgreSQL analytics (verifier/postgres/funcs.go).
-	"greatest": true, "least": true,
-	"floor": true, "ceil": true, "ceiling": true, "trunc": true, "mod": true,
-	"power": true, "sqrt": true, "sign": true,
-	"substring": true, "substr": true, "btrim": true, "ltrim": true, "rtrim": true,
-	"concat": true, "concat_ws": true, "replace": true, "left": true, "right": true,
-	"position": true, "strpos": true, "lpad": true, "rpad": true, "split_part": true,
-	"initcap": true,
-	"extract": true, "date_part": true, "date_trunc": true, "age": true, "to_char": true,
-	"make_date": true, "now": true,
-	"string_agg": true, "array_agg": true, "stddev": true, "stddev_pop": true,
-	"stddev_samp": true, "variance": true, "var_pop": true, "var_samp": true,
-	"bool_and": true, "bool_or": true, "every": true,
-	"percentile_cont": true, "percentile_disc": true, "mode": true,
-	"row_number": true, "rank": true, "dense_rank": true, "ntile": true,
-	"percent_rank": true, "cume_dist": true, "lag": true, "lead": true,
-	"first_value": true, "last_value": true, "nth_value": true,
+// ContractFunctions are the contract's first-release list, which every
+// dialect shares as far as its server has the function (SQLite has no
+// char_length).
+var ContractFunctions = setOf(`count sum avg min max abs lower upper length
+	char_length octet_length round coalesce nullif`)
+
+// PostgresFunctions are the names PostgreSQL's read path may list in a
+// Verdict: the contract's list and the analytics of verifier/postgres
+// (funcs.go); docs/safe-sql.md says why each is safe. The engine proves
+// each against pg_proc and its plan guard refuses any other call.
+var PostgresFunctions = union(ContractFunctions, setOf(`greatest least
+	floor ceil ceiling trunc mod power sqrt sign
+	substring substr btrim ltrim rtrim concat concat_ws replace left right
+	position strpos lpad rpad split_part initcap
+	extract date_part date_trunc age to_char make_date now
+	string_agg array_agg stddev stddev_pop stddev_samp variance var_pop var_samp
+	bool_and bool_or every percentile_cont percentile_disc mode
+	row_number rank dense_rank ntile percent_rank cume_dist lag lead
+	first_value last_value nth_value`))
+
+// MySQLFunctions are the names the MySQL/MariaDB read path may list, as
+// TiDB's parser names them after normalization (STDDEV and STD are
+// stddev_pop, VARIANCE is var_pop; MOD is the % operator; DATE '…' and
+// CAST are not calls). Every one is a native built-in of both MySQL 8 and
+// MariaDB 10.11, which a stored or loadable function cannot shadow when
+// called unqualified (verifier/mysql/funcs.go).
+var MySQLFunctions = union(ContractFunctions, setOf(`greatest least
+	floor ceil ceiling truncate power pow sqrt sign
+	substring substr trim ltrim rtrim concat concat_ws replace left right
+	instr locate position lpad rpad json_extract json_unquote
+	year quarter month day dayofmonth dayofweek dayofyear hour minute second
+	extract date date_format date_add date_sub datediff last_day
+	curdate current_date now current_timestamp
+	group_concat stddev_pop stddev_samp var_pop var_samp
+	row_number rank dense_rank ntile percent_rank cume_dist lag lead
+	first_value last_value nth_value`))
+
+// SQLiteFunctions are the names the SQLite read path may list: built-ins
+// of the SQLite that modernc.org/sqlite embeds (3.54: math functions,
+// JSON and window functions compiled in), which the engine's own driver
+// instance never replaces (verifier/sqlite/funcs.go).
+var SQLiteFunctions = union(minus(ContractFunctions, "char_length"), setOf(`
+	floor ceil ceiling trunc mod power pow sqrt sign
+	substr substring trim ltrim rtrim replace instr concat concat_ws
+	json_extract
+	date time datetime julianday unixepoch strftime
+	group_concat
+	row_number rank dense_rank ntile percent_rank cume_dist lag lead
+	first_value last_value nth_value`))
+
+// Functions returns dialect d's set (nil for an unknown dialect). Every
+// engine checks a verdict's names against its own dialect's set.
+func Functions(d Dialect) map[string]bool {
+	switch d {
+	case Postgres:
+		return PostgresFunctions
+	case MySQL:
+		return MySQLFunctions
+	case SQLite:
+		return SQLiteFunctions
+	}
+	return nil
+}
+
+// AllowedFunctions is the union of the dialects' sets: a name some
+// dialect's read path may list. It is a vocabulary (for KnownFunctions
+// and what the broker shows); decisions use Functions(d).
+var AllowedFunctions = union(PostgresFunctions, MySQLFunctions, SQLiteFunctions)
+
+func setOf(names string) map[string]bool {
+	m := map[string]bool{}
+	for _, f := range strings.Fields(names) {
+		m[f] = true
+	}
+	return m
+}
+
+func union(sets ...map[string]bool) map[string]bool {
+	m := map[string]bool{}
+	for _, s := range sets {
+		for f := range s {
+			m[f] = true
+		}
+	}
+	return m
+}
+
+func minus(s map[string]bool, names ...string) map[string]bool {
+	m := union(s)
+	for _, n := range names {
+		delete(m, n)
+	}
+	return m
 }
 
 // WholeRowFunctions are functions that accept a whole row; a qualified

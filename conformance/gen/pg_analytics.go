@@ -15,8 +15,8 @@ import (
 // is valid on the fixture's rows (no cast that can fail, no division by
 // zero) and deterministic within a transaction (windows order by the
 // unique id, no clock but the transaction's), so the harness can compare
-// the normalized text's rows with the original's. MySQL and SQLite keep
-// the contract's list, so the generator has nothing for them.
+// the normalized text's rows with the original's. MySQL and SQLite have
+// their own (mysql_analytics.go, sqlite_analytics.go).
 //
 // Casts with a type modifier that the server prints like a call
 // (character varying(5), interval … second(3)) are left out: the harness's
@@ -46,6 +46,9 @@ type analytics struct {
 	r      *rand.Rand
 	schema string
 	t      Table
+	// num and text are the constants col returns for a kind the table
+	// lacks; empty means PostgreSQL's typed spellings.
+	num, text string
 }
 
 func (a *analytics) pick(xs ...string) string { return xs[a.r.Intn(len(xs))] }
@@ -60,10 +63,14 @@ func (a *analytics) col(k Kind) string {
 		}
 	}
 	if len(names) == 0 {
-		switch k {
-		case Text:
+		switch {
+		case k == Text && a.text != "":
+			return a.text
+		case k == Num && a.num != "":
+			return a.num
+		case k == Text:
 			return "'x_y'::text"
-		case Num:
+		case k == Num:
 			return "1.5::numeric"
 		}
 		return "2"
@@ -174,13 +181,22 @@ func AnalyticsQuery(r *rand.Rand, schema string, f Family) string {
 }
 
 // Analytics is the generator of analytics reads for dialect d (a family
-// drawn per case), or nil for a dialect whose safe mode has none.
+// drawn per case): this file's for PostgreSQL, mysql_analytics.go's and
+// sqlite_analytics.go's for the others; nil for an unknown dialect.
 func Analytics(d verifier.Dialect, schema string) Gen {
-	if d != verifier.Postgres {
+	var q func(*rand.Rand, string, Family) string
+	switch d {
+	case verifier.Postgres:
+		q = AnalyticsQuery
+	case verifier.MySQL:
+		q = MySQLAnalyticsQuery
+	case verifier.SQLite:
+		q = SQLiteAnalyticsQuery
+	default:
 		return nil
 	}
 	return func(r *rand.Rand) string {
 		f := Families[r.Intn(len(Families))]
-		return AnalyticsQuery(r, schema, f)
+		return q(r, schema, f)
 	}
 }

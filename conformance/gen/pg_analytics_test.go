@@ -26,7 +26,7 @@ func TestAnalyticsAccepted(t *testing.T) {
 			}
 		})
 	}
-	if Analytics(verifier.MySQL, "x") != nil || Analytics(verifier.SQLite, "main") != nil {
-		t.Error("MySQL and SQLite have no analytics generator")
+	if Analytics(verifier.MySQL, "x") == nil || Analytics(verifier.SQLite, "main") == nil {
+		t.Error("MySQL and SQLite have analytics generators")
 	}
 }

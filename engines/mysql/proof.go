@@ -376,13 +376,29 @@ var builtinFunctions = map[string]bool{
 	"abs": true, "lower": true, "upper": true, "length": true,
 	"char_length": true, "octet_length": true, "round": true,
 	"coalesce": true, "nullif": true,
+	// The analytics of verifier/mysql/funcs.go (issue 16).
+	"greatest": true, "least": true, "floor": true, "ceil": true, "ceiling": true,
+	"truncate": true, "power": true, "pow": true, "sqrt": true, "sign": true,
+	"substring": true, "substr": true, "trim": true, "ltrim": true, "rtrim": true,
+	"concat": true, "concat_ws": true, "replace": true, "left": true, "right": true,
+	"instr": true, "locate": true, "position": true, "lpad": true, "rpad": true,
+	"json_extract": true, "json_unquote": true,
+	"year": true, "quarter": true, "month": true, "day": true, "dayofmonth": true,
+	"dayofweek": true, "dayofyear": true, "hour": true, "minute": true, "second": true,
+	"extract": true, "date": true, "date_format": true, "date_add": true, "date_sub": true,
+	"datediff": true, "last_day": true,
+	"curdate": true, "current_date": true, "now": true, "current_timestamp": true,
+	"group_concat": true, "stddev_pop": true, "stddev_samp": true, "var_pop": true, "var_samp": true,
+	"row_number": true, "rank": true, "dense_rank": true, "ntile": true, "percent_rank": true,
+	"cume_dist": true, "lag": true, "lead": true, "first_value": true, "last_value": true,
+	"nth_value": true,
 }
 
-// checkFunctions refuses any function not on both the contract's list and
-// this engine's list of native built-ins.
+// checkFunctions refuses any function not on both MySQL's verifier set
+// (verifier.MySQLFunctions) and this engine's list of native built-ins.
 func checkFunctions(v *verifier.Verdict) error {
 	for _, f := range v.Functions {
-		if !verifier.AllowedFunctions[f] || !builtinFunctions[f] {
+		if !verifier.MySQLFunctions[f] || !builtinFunctions[f] {
 			return engines.NewError(engines.CodeIneligible, engines.ReasonFunction, nil)
 		}
 	}

@@ -437,7 +437,7 @@ func checkColumns(r *relProof, want []string) error {
 func (e *Engine) checkFunctions(ctx context.Context, names []string) error {
 	var want []string
 	for _, n := range names {
-		if !verifier.AllowedFunctions[n] {
+		if !verifier.PostgresFunctions[n] {
 			return ineligible(engines.ReasonFunction)
 		}
 		if !syntaxFunctions[n] {

@@ -259,10 +259,11 @@ func checkColumns(tp *tableProof, names []string) error {
 	return nil
 }
 
-// checkFunctions requires every function to be on the contract's list.
+// checkFunctions requires every function to be on SQLite's verifier set
+// (verifier.SQLiteFunctions) and off blockedFunctions.
 func checkFunctions(funcs []string) error {
 	for _, f := range funcs {
-		if !verifier.AllowedFunctions[fold(f)] || blockedFunctions[fold(f)] {
+		if !verifier.SQLiteFunctions[fold(f)] || blockedFunctions[fold(f)] {
 			return ineligible(engines.ReasonFunction)
 		}
 	}

@@ -21,7 +21,7 @@ var liveFixtures = []string{
 	"DROP DATABASE IF EXISTS " + liveDB,
 	"CREATE DATABASE " + liveDB,
 	"CREATE TABLE IF NOT EXISTS " + liveDB + ".orders (id INT, customer_id INT, total DECIMAL(10,2), status VARCHAR(20), note TEXT, order_id INT, shipped_at DATETIME, paid BOOL, void BOOL, flags INT, created_at DATETIME)",
-	"CREATE TABLE IF NOT EXISTS " + liveDB + ".customers (id INT, name VARCHAR(50), email VARCHAR(50), referrer INT)",
+	"CREATE TABLE IF NOT EXISTS " + liveDB + ".customers (id INT, name VARCHAR(50), email VARCHAR(50), referrer INT, doc JSON)",
 	"CREATE TABLE IF NOT EXISTS " + liveDB + ".items (id INT, order_id INT, sku VARCHAR(20), qty INT)",
 	"CREATE TABLE IF NOT EXISTS " + liveDB + ".t1 (id INT)",
 	"CREATE TABLE IF NOT EXISTS " + liveDB + ".c (x INT)",

@@ -184,10 +184,12 @@ var mutations = []mutation{
 	{verifier.CodeFunctionNotAllowed, func(q string) string { return strings.Replace(q, " FROM ", ", shop.lower(1) FROM ", 1) }},
 	{verifier.CodeVariableNotAllowed, func(q string) string { return strings.Replace(q, " FROM ", ", @x FROM ", 1) }},
 	{verifier.CodeVariableNotAllowed, func(q string) string { return strings.Replace(q, " FROM ", ", @@version FROM ", 1) }},
-	{verifier.CodeCastNotAllowed, func(q string) string { return strings.Replace(q, " FROM ", ", CAST(1 AS CHAR) FROM ", 1) }},
+	{verifier.CodeCastNotAllowed, func(q string) string { return strings.Replace(q, " FROM ", ", CAST(1 AS BINARY) FROM ", 1) }},
 	{verifier.CodeCastNotAllowed, func(q string) string { return strings.Replace(q, " FROM ", ", _binary'x' FROM ", 1) }},
 	{verifier.CodeCollationNotAllowed, func(q string) string { return strings.Replace(q, " FROM ", ", 'a' COLLATE utf8mb4_bin FROM ", 1) }},
-	{verifier.CodeWindowNotAllowed, func(q string) string { return strings.Replace(q, " FROM ", ", row_number() OVER () FROM ", 1) }},
+	{verifier.CodeWindowNotAllowed, func(q string) string {
+		return strings.Replace(q, " FROM ", ", nth_value(1, 2) FROM LAST OVER () FROM ", 1)
+	}},
 	{verifier.CodeExecutableComment, func(q string) string { return strings.Replace(q, " FROM ", " /*!50000 , 1 */ FROM ", 1) }},
 	{verifier.CodeExecutableComment, func(q string) string { return strings.Replace(q, " FROM ", " /*M! , 1 */ FROM ", 1) }},
 	{verifier.CodeOptimizerHint, func(q string) string { return strings.Replace(q, "SELECT ", "SELECT /*+ NO_INDEX() */ ", 1) }},

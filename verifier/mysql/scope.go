@@ -68,6 +68,10 @@ type outputs struct {
 	complete bool
 	// maxSize bounds the size of any column, listed or not.
 	maxSize int
+	// bigs says, per listed column, whether its expression contains a
+	// growth function; anyBig whether any column's may (see growth.go).
+	bigs   []bool
+	anyBig bool
 }
 
 // size returns the estimated size of column name and whether it is listed.
@@ -80,10 +84,14 @@ func (o *outputs) size(name string) (int, bool) {
 	return o.maxSize, false
 }
 
-func (o *outputs) add(name string, size int) {
+func (o *outputs) add(name string, size int) { o.addBig(name, size, false) }
+
+func (o *outputs) addBig(name string, size int, big bool) {
 	o.names = append(o.names, name)
 	o.sizes = append(o.sizes, size)
+	o.bigs = append(o.bigs, big)
 	o.maxSize = max(o.maxSize, size)
+	o.anyBig = o.anyBig || big
 }
 
 // renamed returns o with its columns renamed by a CTE column list.
@@ -91,13 +99,13 @@ func (o *outputs) renamed(cols []ast.CIStr) *outputs {
 	if o == nil || len(cols) == 0 {
 		return o
 	}
-	r := &outputs{complete: true, maxSize: o.maxSize}
+	r := &outputs{complete: true, maxSize: o.maxSize, anyBig: o.anyBig}
 	for i, c := range cols {
-		s := o.maxSize
+		s, big := o.maxSize, o.anyBig
 		if i < len(o.sizes) && o.complete {
-			s = o.sizes[i]
+			s, big = o.sizes[i], o.bigs[i]
 		}
-		r.add(c.O, s)
+		r.addBig(c.O, s, big)
 	}
 	return r
 }
@@ -118,22 +126,25 @@ func (w *walker) fieldsOutputs(fields []*ast.SelectField, sc *scope) *outputs {
 				}
 				o.complete = o.complete && src.out.complete
 				o.maxSize = max(o.maxSize, src.out.maxSize)
+				o.anyBig = o.anyBig || src.out.anyBig
 				for i, n := range src.out.names {
-					o.add(n, src.out.sizes[i])
+					o.addBig(n, src.out.sizes[i], src.out.bigs[i])
 				}
 			}
 			continue
 		}
 		s := w.exprSize(f.Expr, sc)
+		big := w.isBig(f.Expr, sc)
 		switch {
 		case f.AsName.O != "":
-			o.add(f.AsName.O, s)
+			o.addBig(f.AsName.O, s, big)
 		default:
 			if cn, ok := f.Expr.(*ast.ColumnNameExpr); ok {
-				o.add(cn.Name.Name.O, s)
+				o.addBig(cn.Name.Name.O, s, big)
 			} else {
 				o.complete = false
 				o.maxSize = max(o.maxSize, s)
+				o.anyBig = o.anyBig || big
 			}
 		}
 	}
@@ -147,15 +158,23 @@ func setOutputs(members []*outputs) *outputs {
 		return &outputs{maxSize: 1}
 	}
 	first := members[0]
-	o := &outputs{complete: first.complete, maxSize: first.maxSize}
+	o := &outputs{complete: first.complete, maxSize: first.maxSize, anyBig: first.anyBig}
 	o.names = append(o.names, first.names...)
 	o.sizes = append(o.sizes, first.sizes...)
+	o.bigs = append(o.bigs, first.bigs...)
 	for _, m := range members[1:] {
 		if m == nil {
 			o.complete = false
 			continue
 		}
 		o.maxSize = max(o.maxSize, m.maxSize)
+		if m.anyBig {
+			// Positions may not line up: every column may hold one.
+			o.anyBig = true
+			for i := range o.bigs {
+				o.bigs[i] = true
+			}
+		}
 		for i := range o.sizes {
 			if i < len(m.sizes) && m.complete {
 				o.sizes[i] = max(o.sizes[i], m.sizes[i])

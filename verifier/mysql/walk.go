@@ -16,24 +16,10 @@ var systemSchemas = map[string]bool{
 	"mysql": true, "information_schema": true, "performance_schema": true, "sys": true,
 }
 
-// scalarFunctions are the non-aggregate functions of verifier.AllowedFunctions
-// that MySQL and MariaDB provide under the same name and meaning.
-var scalarFunctions = map[string]bool{
-	"abs": true, "lower": true, "upper": true, "length": true,
-	"char_length": true, "octet_length": true, "round": true,
-	"coalesce": true, "nullif": true,
-}
-
-// aggregateFunctions are the allowed aggregates.
-var aggregateFunctions = map[string]bool{
-	"count": true, "sum": true, "avg": true, "min": true, "max": true,
-}
-
 // castFunctions are conversions TiDB parses as ordinary calls; they are
 // refused as casts, not as unknown functions.
 var castFunctions = map[string]bool{
 	"convert": true, "cast": true, "binary": true,
-	ast.DateLiteral: true, ast.TimeLiteral: true, ast.TimestampLiteral: true,
 }
 
 // binaryOps are the binary operators allowed in reads and writes: logic,
@@ -340,15 +326,22 @@ func (w *walker) selectStmt(n *ast.SelectStmt, c *ctes, outer *scope) error {
 	}
 	w.inSelect = true
 	if n.GroupBy != nil {
-		if n.GroupBy.Rollup {
-			return verifier.Refuse(verifier.CodeModifierNotAllowed)
-		}
+		// WITH ROLLUP adds one super-aggregate row per grouping level:
+		// at most len(items)+1 times the groups, all built in.
 		if err := w.byItems(n.GroupBy.Items, c, sc); err != nil {
 			return err
 		}
 	}
 	if n.Having != nil && n.Having.Expr != nil {
 		if n.Having.Expr, err = w.expr(n.Having.Expr, c, sc); err != nil {
+			return err
+		}
+	}
+	for i := range n.WindowSpecs {
+		if n.WindowSpecs[i].Name.O == "" {
+			return verifier.Refuse(verifier.CodeConstructNotAllowed)
+		}
+		if err := w.window(&n.WindowSpecs[i], c, sc); err != nil {
 			return err
 		}
 	}
@@ -423,9 +416,6 @@ func checkSelectOpts(n *ast.SelectStmt) error {
 	}
 	if len(n.TableHints) > 0 {
 		return verifier.Refuse(verifier.CodeOptimizerHint)
-	}
-	if len(n.WindowSpecs) > 0 {
-		return verifier.Refuse(verifier.CodeWindowNotAllowed)
 	}
 	if n.LockInfo != nil && n.LockInfo.LockType != ast.SelectLockNone {
 		return verifier.Refuse(verifier.CodeLockingClause)

@@ -280,7 +280,7 @@ func (w *walker) funcCall(f *pg_query.FuncCall, sc *scope, env *cteEnv, ctx expr
 	}
 	// The parser folds unquoted names to lower case and keeps quoted ones,
 	// so "LOWER" arrives as LOWER and is not lower.
-	if !verifier.AllowedFunctions[name] || syntaxOnly[name] {
+	if !verifier.PostgresFunctions[name] || syntaxOnly[name] {
 		return verifier.RefuseFunction(name)
 	}
 	return w.callShape(name, f, sc, env, ctx)

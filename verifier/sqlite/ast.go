@@ -28,6 +28,7 @@ type selectCore struct {
 	where    expr
 	groupBy  []expr
 	having   expr
+	windows  []*windowSpec // WINDOW clause
 }
 
 // resultCol is *, t.* (star with table) or an expression with an optional
@@ -136,4 +137,38 @@ type funcCall struct {
 	distinct bool
 	star     bool
 	args     []expr
+	order    []orderTerm // GROUP_CONCAT(x ORDER BY …); nil without
+	over     *windowSpec // nil without OVER
+}
+
+// castExpr is CAST(x AS typ), typ one of castTypes (upper case).
+type castExpr struct {
+	x   expr
+	typ string
+}
+
+// windowSpec is an OVER clause or a WINDOW entry (name set). bare is
+// OVER name without parentheses.
+type windowSpec struct {
+	name      string
+	base      string
+	bare      bool
+	partition []expr
+	order     []orderTerm
+	frame     *frameSpec
+}
+
+// frameSpec is ROWS/RANGE/GROUPS [BETWEEN] bound [AND bound] [EXCLUDE …].
+type frameSpec struct {
+	unit       string
+	between    bool
+	start, end frameBound
+	exclude    string
+}
+
+// frameBound is one bound; n is the constant offset of n PRECEDING and
+// n FOLLOWING.
+type frameBound struct {
+	kind string
+	n    *literal
 }

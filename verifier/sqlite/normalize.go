@@ -144,6 +144,16 @@ func (p *printer) core(c *selectCore) {
 		p.w(" HAVING ")
 		p.expr(c.having)
 	}
+	for i, ws := range c.windows {
+		if i == 0 {
+			p.w(" WINDOW ")
+		} else {
+			p.w(", ")
+		}
+		p.ident(ws.name)
+		p.w(" AS ")
+		p.window(ws)
+	}
 }
 
 func (p *printer) tableName(it *fromItem) {
@@ -303,8 +313,20 @@ func (p *printer) expr(e expr) {
 				p.w("DISTINCT ")
 			}
 			p.exprList(x.args)
+			if x.order != nil {
+				p.w(" ORDER BY ")
+				p.orderTerms(x.order)
+			}
 		}
 		p.w(")")
+		if x.over != nil {
+			p.w(" OVER ")
+			p.window(x.over)
+		}
+	case *castExpr:
+		p.w("CAST(")
+		p.expr(x.x)
+		p.w(" AS " + x.typ + ")")
 	default:
 		panic("sqlite: printer: unknown node") // the parser builds no other
 	}

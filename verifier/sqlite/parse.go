@@ -236,8 +236,8 @@ func (p *parser) parseCore() *selectCore {
 	if p.acceptKW("HAVING") {
 		c.having = p.parseExpr()
 	}
-	if p.isKW("WINDOW") {
-		bail(verifier.CodeWindowNotAllowed)
+	if p.acceptKW("WINDOW") {
+		c.windows = p.windowClause()
 	}
 	return c
 }
@@ -588,7 +588,13 @@ func (p *parser) parsePrimary() expr {
 		case "CURRENT_TIME", "CURRENT_DATE", "CURRENT_TIMESTAMP":
 			panic(verifier.RefuseFunction(asciiLower(t.val)))
 		case "CAST":
-			bail(verifier.CodeCastNotAllowed)
+			return p.parseCast()
+		case "REPLACE":
+			// A keyword SQLite also takes as a function name.
+			if p.peekAt(1).kind == tOp && p.peekAt(1).val == "(" {
+				p.i++
+				return p.callTail("replace")
+			}
 		case "RAISE":
 			bail(verifier.CodeConstructNotAllowed)
 		case "NOT":
@@ -671,19 +677,12 @@ func (p *parser) caseTail() expr {
 	return e
 }
 
-// sqliteFunctions is verifier.AllowedFunctions as far as SQLite has them:
-// char_length does not exist in SQLite.
-var sqliteFunctions = map[string]bool{
-	"count": true, "sum": true, "avg": true, "min": true, "max": true,
-	"abs": true, "lower": true, "upper": true, "length": true,
-	"octet_length": true, "round": true, "coalesce": true, "nullif": true,
-}
-
 // callTail reads name(...) after the name. SQLite matches function names
 // case-insensitively (ASCII) whether or not they are quoted.
 func (p *parser) callTail(name string) expr {
 	fn := asciiLower(name)
-	if !sqliteFunctions[fn] || !verifier.AllowedFunctions[fn] {
+	spec, ok := sqliteSpecs[fn]
+	if !ok || !verifier.SQLiteFunctions[fn] {
 		panic(verifier.RefuseFunction(fn))
 	}
 	p.expectOp("(")
@@ -707,15 +706,22 @@ func (p *parser) callTail(name string) expr {
 			if p.acceptOp(")") {
 				break
 			}
-			if p.isKW("ORDER") {
-				bail(verifier.CodeConstructNotAllowed)
+			if p.acceptKW("ORDER") {
+				p.expectKW("BY")
+				c.order = p.orderTerms()
+				p.expectOp(")")
+				break
 			}
 			p.expectOp(",")
 		}
 	}
-	if p.isKW("FILTER") || p.isKW("OVER") {
+	if p.isKW("FILTER") {
 		bail(verifier.CodeWindowNotAllowed)
 	}
+	if p.acceptKW("OVER") {
+		c.over = p.parseOver()
+	}
+	checkCall(c, spec)
 	return c
 }
 

@@ -15,6 +15,10 @@ type outputs struct {
 	complete bool
 	// maxSize bounds the size of any column, listed or not.
 	maxSize int
+	// bigs says, per listed column, whether its expression contains a
+	// growth function; anyBig whether any column's may (see growth.go).
+	bigs   []bool
+	anyBig bool
 }
 
 // size returns the estimated size of column name and whether it is listed.
@@ -28,10 +32,14 @@ func (o *outputs) size(name string) (int, bool) {
 	return o.maxSize, false
 }
 
-func (o *outputs) add(name string, size int) {
+func (o *outputs) add(name string, size int) { o.addBig(name, size, false) }
+
+func (o *outputs) addBig(name string, size int, big bool) {
 	o.names = append(o.names, asciiLower(name))
 	o.sizes = append(o.sizes, size)
+	o.bigs = append(o.bigs, big)
 	o.maxSize = max(o.maxSize, size)
+	o.anyBig = o.anyBig || big
 }
 
 // renamed returns o with its columns renamed by a CTE column list.
@@ -39,13 +47,13 @@ func (o *outputs) renamed(cols []string) *outputs {
 	if o == nil || len(cols) == 0 {
 		return o
 	}
-	r := &outputs{complete: true, maxSize: o.maxSize}
+	r := &outputs{complete: true, maxSize: o.maxSize, anyBig: o.anyBig}
 	for i, c := range cols {
-		s := o.maxSize
+		s, big := o.maxSize, o.anyBig
 		if i < len(o.sizes) && o.complete {
-			s = o.sizes[i]
+			s, big = o.sizes[i], o.bigs[i]
 		}
-		r.add(c, s)
+		r.addBig(c, s, big)
 	}
 	return r
 }
@@ -67,19 +75,21 @@ func (w *walker) coreOutputs(c *selectCore, sc *scope) *outputs {
 				}
 				o.complete = o.complete && it.out.complete
 				o.maxSize = max(o.maxSize, it.out.maxSize)
+				o.anyBig = o.anyBig || it.out.anyBig
 				for i, n := range it.out.names {
-					o.add(n, it.out.sizes[i])
+					o.addBig(n, it.out.sizes[i], it.out.bigs[i])
 				}
 			}
 		case rc.hasAlias:
-			o.add(rc.alias, w.exprSize(rc.e, sc))
+			o.addBig(rc.alias, w.exprSize(rc.e, sc), w.isBig(rc.e, sc))
 		default:
-			s := w.exprSize(rc.e, sc)
+			s, big := w.exprSize(rc.e, sc), w.isBig(rc.e, sc)
 			if cr, ok := rc.e.(*colRef); ok {
-				o.add(cr.col, s)
+				o.addBig(cr.col, s, big)
 			} else {
 				o.complete = false
 				o.maxSize = max(o.maxSize, s)
+				o.anyBig = o.anyBig || big
 			}
 		}
 	}
@@ -90,11 +100,19 @@ func (w *walker) coreOutputs(c *selectCore, sc *scope) *outputs {
 // the names are the first core's, each size the largest at its position.
 func compoundOutputs(cores []*outputs) *outputs {
 	first := cores[0]
-	o := &outputs{complete: first.complete, maxSize: first.maxSize}
+	o := &outputs{complete: first.complete, maxSize: first.maxSize, anyBig: first.anyBig}
 	o.names = append(o.names, first.names...)
 	o.sizes = append(o.sizes, first.sizes...)
+	o.bigs = append(o.bigs, first.bigs...)
 	for _, m := range cores[1:] {
 		o.maxSize = max(o.maxSize, m.maxSize)
+		if m.anyBig {
+			// Positions may not line up: every column may hold one.
+			o.anyBig = true
+			for i := range o.bigs {
+				o.bigs[i] = true
+			}
+		}
 		for i := range o.sizes {
 			if i < len(m.sizes) && m.complete {
 				o.sizes[i] = max(o.sizes[i], m.sizes[i])
@@ -151,6 +169,17 @@ func (w *walker) size(e expr, sc *scope, subst bool) int {
 		}
 	case *funcCall:
 		add(x.args...)
+		for _, t := range x.order {
+			add(t.e)
+		}
+		if x.over != nil {
+			add(x.over.partition...)
+			for _, t := range x.over.order {
+				add(t.e)
+			}
+		}
+	case *castExpr:
+		add(x.x)
 	}
 	return n
 }

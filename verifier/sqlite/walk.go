@@ -254,6 +254,9 @@ func (w *walker) core(c *selectCore, outer *scope) *scope {
 	if c.having != nil {
 		w.expr(c.having, sc)
 	}
+	for _, ws := range c.windows {
+		w.window(ws, sc)
+	}
 	for _, rc := range c.cols {
 		w.grow(rc.e, sc)
 	}
@@ -357,9 +360,16 @@ func (w *walker) expr(e expr, sc *scope) {
 		}
 	case *funcCall:
 		w.b.AddFunction(x.name)
+		w.checkGrowth(x, sc)
 		for _, a := range x.args {
 			w.expr(a, sc)
 		}
+		for _, t := range x.order {
+			w.expr(t.e, sc)
+		}
+		w.window(x.over, sc)
+	case *castExpr:
+		w.expr(x.x, sc)
 	default:
 		bail(verifier.CodeConstructNotAllowed)
 	}

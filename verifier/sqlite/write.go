@@ -163,7 +163,12 @@ func (w *walker) walkWrite(s *writeStmt) verifier.Table {
 			if x.els != nil {
 				check(x.els)
 			}
+		case *castExpr:
+			check(x.x)
 		case *funcCall:
+			if x.over != nil || x.order != nil {
+				bail(verifier.CodeWriteShapeNotAllowed)
+			}
 			w.b.AddFunction(x.name)
 			for _, a := range x.args {
 				check(a)
