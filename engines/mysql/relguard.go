@@ -3,6 +3,8 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/dbeast/dbeast/engines"
@@ -23,10 +25,15 @@ import (
 // can see (information_schema.SCHEMATA) must be one of the verdict's
 // tables, or the read is refused.
 //
-// What it sees: the base tables of every query block after name
-// resolution, including those the optimizer later removes (an impossible
-// WHERE), merges (derived tables, semi-joins) or materializes, and names
-// resolved against the default database.
+// What it sees: the base tables the note prints after name resolution,
+// including those the optimizer later removes (an impossible WHERE),
+// merges (derived tables, semi-joins) or materializes, and names resolved
+// against the default database. The note is not every query block:
+// MariaDB prints a grouped query's HAVING as `having 1` and drops the
+// subqueries in it. So the guard also reads the tabular EXPLAIN and
+// requires every query block it lists to be printed in the note as
+// `/* select#N */`, or else each table that block reads to be named like
+// one of the verdict's tables (planCovered); otherwise it refuses.
 //
 // The note is printed after optimization. MariaDB would evaluate a cheap
 // constant subquery (EXISTS (SELECT 1 FROM x)) while optimizing the
@@ -75,13 +82,8 @@ func guardRelations(ctx context.Context, conn *sql.Conn, fl flavor, stmt string,
 	if err != nil {
 		return err
 	}
-	for rows.Next() {
-	}
-	if err := rows.Err(); err != nil {
-		rows.Close()
-		return err
-	}
-	if err := rows.Close(); err != nil {
+	plan, err := planRows(rows)
+	if err != nil {
 		return err
 	}
 	note, err := expandedNote(ctx, conn)
@@ -112,12 +114,168 @@ func guardRelations(ctx context.Context, conn *sql.Conn, fl flavor, stmt string,
 	if !readable {
 		return engines.NewError(engines.CodeIneligible, ReasonRelationGuard, nil)
 	}
+	names := map[string]bool{}
+	for t := range ok {
+		names[t.Name] = true
+	}
+	if !planCovered(plan, stmt, note, func(table string) bool { return names[fold(verifier.Table{Name: table}).Name] }) {
+		return engines.NewError(engines.CodeIneligible, ReasonRelationGuard, nil)
+	}
 	for _, t := range tables {
 		if !ok[fold(t)] {
 			return engines.NewError(engines.CodeIneligible, ReasonRelationGuard, nil)
 		}
 	}
 	return nil
+}
+
+// planRow is one row of the tabular EXPLAIN: the query block (select id,
+// 0 for a NULL id such as UNION RESULT) and the table column, "" when
+// NULL.
+type planRow struct {
+	id    int
+	table string
+}
+
+// planRows reads the id and table columns of an EXPLAIN result (MariaDB's
+// EXPLAIN EXTENDED and MySQL 8's EXPLAIN name them alike) and closes rows.
+func planRows(rows *sql.Rows) ([]planRow, error) {
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	idCol, tableCol := -1, -1
+	for i, c := range cols {
+		switch strings.ToLower(c) {
+		case "id":
+			idCol = i
+		case "table":
+			tableCol = i
+		}
+	}
+	if idCol < 0 || tableCol < 0 {
+		return nil, engines.NewError(engines.CodeIneligible, ReasonRelationGuard, nil)
+	}
+	var out []planRow
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		r := planRow{table: vals[tableCol].String}
+		if vals[idCol].Valid {
+			n, err := strconv.Atoi(vals[idCol].String)
+			if err != nil || n <= 0 {
+				return nil, engines.NewError(engines.CodeIneligible, ReasonRelationGuard, nil)
+			}
+			r.id = n
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, rows.Close()
+}
+
+// selectMarks returns the query block numbers the note prints as
+// `/* select#N */`. Comment-like text inside a literal or identifier is
+// not a mark: the note is scanned the way dottedNames scans it.
+func selectMarks(note string) map[int]bool {
+	out := map[int]bool{}
+	const mark = "/* select#"
+	for i := 0; i < len(note); {
+		switch c := note[i]; {
+		case c == '`' || c == '\'':
+			j := skipQuoted(note, i)
+			if j < 0 {
+				return out
+			}
+			i = j
+		case strings.HasPrefix(note[i:], mark):
+			j := i + len(mark)
+			k := j
+			for k < len(note) && note[k] >= '0' && note[k] <= '9' {
+				k++
+			}
+			if n, err := strconv.Atoi(note[j:k]); err == nil && strings.HasPrefix(note[k:], " */") {
+				out[n] = true
+			}
+			i = k
+		default:
+			i++
+		}
+	}
+	return out
+}
+
+// skipQuoted returns the index after the literal or identifier starting
+// at i (a backquote or a quote), or -1 when it does not end.
+func skipQuoted(text string, i int) int {
+	q := text[i]
+	for j := i + 1; j < len(text); j++ {
+		switch {
+		case q == '\'' && text[j] == '\\':
+			j++
+		case text[j] == q:
+			if j+1 < len(text) && text[j+1] == q {
+				j++
+				continue
+			}
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// internalTable matches the table column of a plan row that reads another
+// query block's result.
+var internalTable = regexp.MustCompile(`^<(derived|subquery|union|intersect|except)[0-9]+(,[0-9]+)*>$`)
+
+// planCovered reports whether every query block of the tabular plan is
+// one the note shows. MariaDB's note omits blocks it has already folded
+// into a constant or a flag: for a grouped query it prints `having 1` and
+// drops the HAVING clause's subqueries (`… GROUP BY a HAVING a IN (SELECT
+// a FROM t)`: the plan lists t in select 2, the note never names t), and a
+// semi-join prints the subquery's tables without their block. So a block
+// of the plan whose number the note does not print (a note without any
+// number prints a single block, 1) is accepted only when each of its rows
+// reads nothing (NULL table), another block's result (`<derived2>`,
+// `<subquery2>`, `<union1,2>`, themselves checked as blocks), or a table
+// whose name allowed accepts. The table column holds the alias, not the
+// table, so an aliased table in such a block is refused although its
+// verdict may list it (fail closed), and it cannot tell databases apart
+// (the engine's connection has no default database, so an unqualified
+// name the server resolves to a base table fails before it reads).
+//
+// stmt is the statement explained: a backquoted identifier of it that
+// starts with "<" could pose as the server's internal names, so any
+// refuses the read.
+func planCovered(plan []planRow, stmt, note string, allowed func(table string) bool) bool {
+	if strings.Contains(stmt, "`<") {
+		return false
+	}
+	marks := selectMarks(note)
+	if len(marks) == 0 {
+		marks[1] = true
+	}
+	for _, r := range plan {
+		if r.id == 0 || marks[r.id] {
+			continue
+		}
+		switch {
+		case r.table == "", internalTable.MatchString(r.table):
+		case allowed(r.table):
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // expandedNote returns the message of note 1003 after an EXPLAIN; a
