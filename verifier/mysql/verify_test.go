@@ -332,3 +332,33 @@ func TestCorrelatedColumns(t *testing.T) {
 		t.Errorf("columns (-want +got):\n%s", diff)
 	}
 }
+
+// TestMemberWithAndSelfCheck: a WITH on a parenthesized set-operation
+// member is refused (TiDB restores it twice). With that rule turned off,
+// one verification alone accepts the query with a normalized text that
+// repeats the WITH, and Verify's self-check (verifying the normalized text
+// again) still refuses it.
+func TestMemberWithAndSelfCheck(t *testing.T) {
+	for _, q := range []string{
+		"SELECT a FROM shop.shared UNION (WITH u AS (SELECT 1 AS a) SELECT a FROM u)",
+		"SELECT a FROM (SELECT a FROM shop.shared UNION ALL (WITH u AS (SELECT 1 AS a) SELECT a FROM u)) AS d",
+		"SELECT a FROM shop.shared UNION (WITH u AS (SELECT 1 AS a) SELECT a FROM u UNION SELECT 2)",
+	} {
+		in := verifier.Input{SQL: q, Database: "shop"}
+		_, err := Verify(in)
+		if r, ok := verifier.AsRefusal(err); !ok || r.Code != verifier.CodeConstructNotAllowed {
+			t.Errorf("%s: %v, want construct_not_allowed", q, err)
+		}
+	}
+	testHookAllowMemberWith = true
+	defer func() { testHookAllowMemberWith = false }()
+	q := "SELECT a FROM shop.shared UNION (WITH u AS (SELECT 1 AS a) SELECT a FROM u)"
+	in := verifier.Input{SQL: q, Database: "shop"}
+	once, err := verify(in, false)
+	if err != nil || strings.Count(once.NormalizedSQL, "WITH") != 2 {
+		t.Fatalf("one verification: %v %v; want the WITH restored twice (the shape this test pins)", once, err)
+	}
+	if v, err := Verify(in); err == nil {
+		t.Errorf("self-check accepted %q", v.NormalizedSQL)
+	}
+}

@@ -177,6 +177,12 @@ func (w *walker) setOprList(l *ast.SetOprSelectList, c *ctes, outer *scope) erro
 	}
 	var members []*outputs
 	for i, s := range l.Selects {
+		if memberWith(s) && !testHookAllowMemberWith {
+			// TiDB keeps a parenthesized member's WITH on both the member
+			// and its list and restores it twice; neither server needs
+			// the shape, so it is refused rather than pinned.
+			return verifier.Refuse(verifier.CodeConstructNotAllowed)
+		}
 		switch s := s.(type) {
 		case *ast.SelectStmt:
 			if !s.IsInBraces && i < len(l.Selects)-1 && (s.OrderBy != nil || s.Limit != nil) {
@@ -202,6 +208,22 @@ func (w *walker) setOprList(l *ast.SetOprSelectList, c *ctes, outer *scope) erro
 	}
 	w.last = out
 	return w.limit(l.Limit)
+}
+
+// testHookAllowMemberWith lets a test reach Verify's self-check with the
+// shape memberWith refuses.
+var testHookAllowMemberWith bool
+
+// memberWith reports whether a member of a set operation is in
+// parentheses with its own WITH clause.
+func memberWith(n ast.Node) bool {
+	switch n := n.(type) {
+	case *ast.SelectStmt:
+		return n.With != nil && n.IsInBraces
+	case *ast.SetOprSelectList:
+		return n.With != nil
+	}
+	return false
 }
 
 // with walks a WITH clause and returns the CTE chain visible after it.
