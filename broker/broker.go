@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/netip"
 	"os"
@@ -127,7 +126,7 @@ func (b *Broker) Start() error {
 	if b.closed {
 		return errors.New("broker: closed")
 	}
-	ln, err := net.Listen("tcp", b.cfg.Console)
+	ln, err := listen(b.cfg.Console)
 	if err != nil {
 		return fmt.Errorf("broker: console listener: %w", err)
 	}
@@ -155,7 +154,7 @@ func (b *Broker) newHTTPServer(name string, h http.Handler) *http.Server {
 		// hold one of the in-flight slots for longer. The write timeout
 		// cuts a client that stops reading its answer; the idle timeout
 		// closes kept-alive connections nobody uses.
-		ReadHeaderTimeout: httpAcceptTimeout,
+		ReadHeaderTimeout: httpHeaderTimeout,
 		ReadTimeout:       httpAcceptTimeout,
 		WriteTimeout:      httpWriteTimeout,
 		IdleTimeout:       httpIdleTimeout,
@@ -191,7 +190,7 @@ func (b *Broker) startMCPLocked() error {
 	if b.mcpAddr != "" {
 		addr = b.mcpAddr // keep the port across stop/start
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := listen(addr)
 	if err != nil {
 		return fmt.Errorf("broker: MCP listener: %w", err)
 	}
