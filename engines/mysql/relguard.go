@@ -118,7 +118,7 @@ func guardRelations(ctx context.Context, conn *sql.Conn, fl flavor, stmt string,
 	for t := range ok {
 		names[t.Name] = true
 	}
-	if !planCovered(plan, stmt, note, func(table string) bool { return names[fold(verifier.Table{Name: table}).Name] }) {
+	if !planCovered(plan, stmt, note, dbs, func(table string) bool { return names[fold(verifier.Table{Name: table}).Name] }) {
 		return engines.NewError(engines.CodeIneligible, ReasonRelationGuard, nil)
 	}
 	for _, t := range tables {
@@ -246,18 +246,26 @@ var internalTable = regexp.MustCompile(`^<(derived|subquery|union|intersect|exce
 // of the plan whose number the note does not print (a note without any
 // number prints a single block, 1) is accepted only when each of its rows
 // reads nothing (NULL table), another block's result (`<derived2>`,
-// `<subquery2>`, `<union1,2>`, themselves checked as blocks), or a table
-// whose name allowed accepts. The table column holds the alias, not the
-// table, so an aliased table in such a block is refused although its
-// verdict may list it (fail closed), and it cannot tell databases apart
-// (the engine's connection has no default database, so an unqualified
-// name the server resolves to a base table fails before it reads).
+// `<subquery2>`, `<union1,2>`, themselves checked as blocks), a table
+// whose name allowed accepts, or a table the note prints inside a `semi
+// join (…)` list under that alias (each such entry pays for one row only,
+// so a HAVING subquery cannot borrow a semi-join's alias; the entry's
+// table was checked against the verdict with the rest of the note). The
+// table column holds the alias, not the table, so an aliased table in a
+// HAVING subquery is refused although its verdict may list it (fail
+// closed), and it cannot tell databases apart (the engine's connection
+// has no default database, so an unqualified name the server resolves to
+// a base table fails before it reads).
 //
 // stmt is the statement explained: a backquoted identifier of it that
 // starts with "<" could pose as the server's internal names, so any
 // refuses the read.
-func planCovered(plan []planRow, stmt, note string, allowed func(table string) bool) bool {
+func planCovered(plan []planRow, stmt, note string, dbs map[string]bool, allowed func(table string) bool) bool {
 	if strings.Contains(stmt, "`<") {
+		return false
+	}
+	semi, ok := semiJoinAliases(note, dbs)
+	if !ok {
 		return false
 	}
 	marks := selectMarks(note)
@@ -271,11 +279,72 @@ func planCovered(plan []planRow, stmt, note string, allowed func(table string) b
 		switch {
 		case r.table == "", internalTable.MatchString(r.table):
 		case allowed(r.table):
+		case semi[r.table] > 0:
+			semi[r.table]--
 		default:
 			return false
 		}
 	}
 	return true
+}
+
+// semiJoinAliases counts, by alias (the table's name when it has none),
+// the base tables the note lists inside `semi join (…)`: the tables of a
+// subquery the optimizer turned into a semi-join, whose query block the
+// note no longer numbers. It reports false for text it cannot scan.
+func semiJoinAliases(note string, dbs map[string]bool) (map[string]int, bool) {
+	out := map[string]int{}
+	const head = "semi join ("
+	for i := 0; i < len(note); {
+		switch c := note[i]; {
+		case c == '`' || c == '\'':
+			j := skipQuoted(note, i)
+			if j < 0 {
+				return nil, false
+			}
+			i = j
+		case strings.HasPrefix(note[i:], head):
+			start := i + len(head)
+			depth, j := 1, start
+			for j < len(note) && depth > 0 {
+				switch note[j] {
+				case '`', '\'':
+					k := skipQuoted(note, j)
+					if k < 0 {
+						return nil, false
+					}
+					j = k
+					continue
+				case '(':
+					depth++
+				case ')':
+					depth--
+				}
+				j++
+			}
+			if depth != 0 {
+				return nil, false
+			}
+			names, ok := dottedNames(note[start : j-1])
+			if !ok {
+				return nil, false
+			}
+			for k, n := range names {
+				if len(n) != 2 || !dbs[strings.ToLower(n[0])] {
+					continue
+				}
+				alias := n[1]
+				if k+1 < len(names) && len(names[k+1]) == 1 {
+					alias = names[k+1][0]
+				}
+				out[alias]++
+			}
+			i = j
+		default:
+			i++
+		}
+	}
+	return out, true
 }
 
 // expandedNote returns the message of note 1003 after an EXPLAIN; a

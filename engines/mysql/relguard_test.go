@@ -39,6 +39,10 @@ func TestRelationGuard(t *testing.T) {
 			[]verifier.Table{counter, items}},
 		{"HAVING EXISTS subquery", "SELECT `id` FROM `dbeast_myengine`.`items` GROUP BY `id` HAVING EXISTS (SELECT 1 FROM `dbeast_myengine`.`counter`)", false,
 			[]verifier.Table{counter, items}},
+		{"aliased semi-join", "SELECT `i`.`id` FROM `dbeast_myengine`.`items` AS `i` WHERE `i`.`id` IN (SELECT `c`.`id` FROM `dbeast_myengine`.`counter` AS `c`)", false,
+			[]verifier.Table{counter, items}},
+		{"aliased semi-join and HAVING", "SELECT `i`.`id` FROM `dbeast_myengine`.`items` AS `i` WHERE EXISTS (SELECT 1 FROM `dbeast_myengine`.`items` AS `c` WHERE `c`.`id` = `i`.`id`) GROUP BY `i`.`id` HAVING `i`.`id` IN (SELECT `id` FROM `dbeast_myengine`.`counter`)", false,
+			[]verifier.Table{counter, items}},
 		{"HAVING OR subqueries", "SELECT `id` FROM `dbeast_myengine`.`items` GROUP BY `id` HAVING `id` IN (SELECT `id` FROM `dbeast_myengine`.`items`) OR `id` IN (SELECT `id` FROM `dbeast_myengine`.`counter`)", false,
 			[]verifier.Table{counter, items}},
 		{"MariaDB nested WITH", "WITH `counter` AS (SELECT `id` FROM `dbeast_myengine`.`items`) SELECT `id` FROM (WITH `x` AS (SELECT `id` FROM `counter`) SELECT `id` FROM `x`) AS `d`", true,
@@ -136,10 +140,18 @@ func TestPlanCovered(t *testing.T) {
 		{"union result", "s", "/* select#1 */ select 1 union /* select#2 */ select 2", []planRow{{1, ""}, {2, ""}, {0, "<union1,2>"}}, true},
 		{"mark inside a literal", "s", "/* select#1 */ select '/* select#2 */' from `db`.`items`", []planRow{{1, "items"}, {2, "secret"}}, false},
 		{"posing as an internal name", "select 1 from `<derived2>`", having, []planRow{{1, "items"}, {2, "<derived2>"}}, false},
+		{"aliased semi-join table", "s", "select `db`.`s`.`a` AS `a` from `db`.`items` `s` semi join (`db`.`counter` `c`) where 1",
+			[]planRow{{1, "s"}, {1, "<subquery2>"}, {2, "c"}}, true},
+		{"semi-join alias borrowed by a HAVING block", "s", "/* select#1 */ select `db`.`s`.`a` AS `a` from `db`.`items` `s` semi join (`db`.`counter` `c`) group by `db`.`s`.`a` having 1",
+			[]planRow{{1, "s"}, {1, "<subquery2>"}, {2, "c"}, {3, "c"}}, false},
+		{"two semi-join tables", "s", "select 1 from `db`.`items` semi join (`db`.`counter` `c` join `db`.`items` `i`) where 1",
+			[]planRow{{1, "items"}, {2, "c"}, {2, "i"}}, true},
+		{"semi join inside a literal", "s", "/* select#1 */ select 'semi join (`db`.`counter` `c`)' from `db`.`items` group by 1 having 1",
+			[]planRow{{1, "items"}, {2, "c"}}, false},
 		{"internal name in an unprinted block", "s", having, []planRow{{1, "items"}, {2, "<subquery3>"}, {3, "counter"}}, true},
 	}
 	for _, tt := range tests {
-		if got := planCovered(tt.plan, tt.stmt, tt.note, allowed); got != tt.want {
+		if got := planCovered(tt.plan, tt.stmt, tt.note, map[string]bool{"db": true}, allowed); got != tt.want {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}
