@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/netip"
 	"os"
@@ -134,7 +133,7 @@ func (b *Broker) Start() error {
 	if b.closed {
 		return errors.New("broker: closed")
 	}
-	ln, err := net.Listen("tcp", b.cfg.Console)
+	ln, err := listen(b.cfg.Console)
 	if err != nil {
 		return fmt.Errorf("broker: console listener: %w", err)
 	}
@@ -162,7 +161,7 @@ func (b *Broker) newHTTPServer(name string, h http.Handler) *http.Server {
 		// hold one of the in-flight slots for longer. The write timeout
 		// cuts a client that stops reading its answer; the idle timeout
 		// closes kept-alive connections nobody uses.
-		ReadHeaderTimeout: httpAcceptTimeout,
+		ReadHeaderTimeout: httpHeaderTimeout,
 		ReadTimeout:       httpAcceptTimeout,
 		WriteTimeout:      httpWriteTimeout,
 		IdleTimeout:       httpIdleTimeout,
@@ -196,7 +195,7 @@ func (b *Broker) startMCPLocked() error {
 		return nil
 	}
 	if b.mcpSrv == nil {
-		ln, err := net.Listen("tcp", b.cfg.Listen)
+		ln, err := listen(b.cfg.Listen)
 		if err != nil {
 			return fmt.Errorf("broker: MCP listener: %w", err)
 		}

@@ -20,6 +20,10 @@ const (
 	// connection's bucket, so a tokenless flood cannot lock agents out.
 	unauthRate        = 10
 	httpAcceptTimeout = 10 * time.Second
+	// httpHeaderTimeout bounds reading a request's headers: a loopback
+	// client sends them at once, so a connection that holds them back
+	// (one of maxConnsPerListener) is cut after a few seconds.
+	httpHeaderTimeout = 5 * time.Second
 	// httpWriteTimeout bounds writing a response (from the end of the
 	// request headers): a tool call answers within a few seconds (submit
 	// waits at most 2 s), so a client that stops reading is cut.

@@ -64,6 +64,32 @@ func (s *scoper) nestedWith(outer ...string) string {
 	return b.kw("WITH") + " " + b.ident(n) + " " + b.kw("AS") + " (" + inner + ") " + s.body(s.ref(n, n, outer[0]))
 }
 
+// nestedTwice is a query expression with its own WITH clause whose CTE,
+// with a body naming an outer CTE, itself or a table, is referenced twice:
+// in the FROM clause, then from a subquery, a derived table or HAVING.
+// MariaDB re-parses a CTE body for each further reference and resolves its
+// names from where that reference stands, so the two references may read
+// different tables.
+func (s *scoper) nestedTwice(outer ...string) string {
+	b := s.b
+	n := s.name()
+	inner := s.body(s.ref(append(outer, n)...))
+	again := b.kw("SELECT") + " " + b.ident("id") + " " + b.kw("FROM") + " " + b.ident(n)
+	a := b.newAlias("x")
+	col := b.ident(a) + "." + b.ident("id")
+	q := b.kw("SELECT") + " " + col + " " + b.kw("AS") + " " + b.ident("id") + " " + b.kw("FROM") + " " + b.ident(n) + " " + b.kw("AS") + " " + b.ident(a)
+	switch b.r.Intn(3) {
+	case 0:
+		q += " " + b.kw("WHERE") + " " + col + " " + b.kw("IN") + " (" + again + ")"
+	case 1:
+		y := b.newAlias("y")
+		q += " " + b.kw("JOIN") + " (" + again + ") " + b.kw("AS") + " " + b.ident(y) + " " + b.kw("ON") + " " + b.ident(y) + "." + b.ident("id") + " = " + col
+	default:
+		q += " " + b.kw("GROUP BY") + " " + col + " " + b.kw("HAVING") + " " + col + " " + b.kw("IN") + " (" + again + ")"
+	}
+	return b.kw("WITH") + " " + b.ident(n) + " " + b.kw("AS") + " (" + inner + ") " + q
+}
+
 // query writes one scoping query.
 func (s *scoper) query() string {
 	b := s.b
@@ -73,10 +99,14 @@ func (s *scoper) query() string {
 	if b.chance(3) {
 		n3 := s.name()
 		var body string
-		switch b.r.Intn(3) {
+		switch b.r.Intn(4) {
 		case 0:
 			// A WITH at the top of a CTE body.
 			body = s.nestedWith(n1)
+		case 3:
+			// The same, its CTE referenced a second time from a
+			// subquery, a derived table or HAVING.
+			body = s.nestedTwice(n1)
 		case 1:
 			// A derived table with its own WITH inside a CTE body.
 			body = s.body("(" + s.nestedWith(n1) + ")")

@@ -3,6 +3,8 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/dbeast/dbeast/engines"
@@ -23,10 +25,15 @@ import (
 // can see (information_schema.SCHEMATA) must be one of the verdict's
 // tables, or the read is refused.
 //
-// What it sees: the base tables of every query block after name
-// resolution, including those the optimizer later removes (an impossible
-// WHERE), merges (derived tables, semi-joins) or materializes, and names
-// resolved against the default database.
+// What it sees: the base tables the note prints after name resolution,
+// including those the optimizer later removes (an impossible WHERE),
+// merges (derived tables, semi-joins) or materializes, and names resolved
+// against the default database. The note is not every query block:
+// MariaDB prints a grouped query's HAVING as `having 1` and drops the
+// subqueries in it. So the guard also reads the tabular EXPLAIN and
+// requires every query block it lists to be printed in the note as
+// `/* select#N */`, or else each table that block reads to be named like
+// one of the verdict's tables (planCovered); otherwise it refuses.
 //
 // The note is printed after optimization. MariaDB would evaluate a cheap
 // constant subquery (EXISTS (SELECT 1 FROM x)) while optimizing the
@@ -68,9 +75,11 @@ const noteExpanded = 1003
 // it cannot change while the server runs).
 //
 // It takes two round trips (EXPLAIN, SHOW WARNINGS) and a third only when
-// the note names a two-part name that is not an allowed table: then the
-// visible databases decide whether it is a table (refused) or an alias's
-// column. A name that is an allowed table passes whatever the databases
+// the note names a two-part name that is not an allowed table, or has a
+// semi-join: then the visible databases decide whether a name is a table
+// (refused) or an alias's column. Every query block of the tabular plan
+// must also be numbered in the note, or be a semi-join's, an internal
+// result or an allowed table (planCovered). A name that is an allowed table passes whatever the databases
 // are, so skipping the listing when every name is allowed decides exactly
 // as listing them would.
 func guardRelations(ctx context.Context, conn *sql.Conn, fl flavor, lctn int, stmt string, allowed []verifier.Table) error {
@@ -82,13 +91,8 @@ func guardRelations(ctx context.Context, conn *sql.Conn, fl flavor, lctn int, st
 	if err != nil {
 		return err
 	}
-	for rows.Next() {
-	}
-	if err := rows.Err(); err != nil {
-		rows.Close()
-		return err
-	}
-	if err := rows.Close(); err != nil {
+	plan, err := planRows(rows)
+	if err != nil {
 		return err
 	}
 	note, err := expandedNote(ctx, conn)
@@ -118,12 +122,27 @@ func guardRelations(ctx context.Context, conn *sql.Conn, fl flavor, lctn int, st
 			break
 		}
 	}
+	// The visible databases are needed to read the note's two-part names
+	// that are not allowed tables, and the tables of a semi-join; a note
+	// with neither decides the same without them (one trip fewer).
+	var dbs map[string]bool
+	if !allAllowed || strings.Contains(note, "semi join (") {
+		if dbs, err = visibleDatabases(ctx, conn); err != nil {
+			return err
+		}
+	}
+	// Every query block of the plan must be in the note (MariaDB drops a
+	// grouped query's HAVING subqueries from it), before the note's names
+	// are trusted to list every table.
+	tableNames := map[string]bool{}
+	for t := range ok {
+		tableNames[t.Name] = true
+	}
+	if !planCovered(plan, stmt, note, dbs, func(table string) bool { return tableNames[fold(verifier.Table{Name: table}).Name] }) {
+		return engines.NewError(engines.CodeIneligible, ReasonRelationGuard, nil)
+	}
 	if allAllowed {
 		return nil
-	}
-	dbs, err := visibleDatabases(ctx, conn)
-	if err != nil {
-		return err
 	}
 	tables, _ := noteTables(note, dbs)
 	for _, t := range tables {
@@ -132,6 +151,224 @@ func guardRelations(ctx context.Context, conn *sql.Conn, fl flavor, lctn int, st
 		}
 	}
 	return nil
+}
+
+// planRow is one row of the tabular EXPLAIN: the query block (select id,
+// 0 for a NULL id such as UNION RESULT) and the table column, "" when
+// NULL.
+type planRow struct {
+	id    int
+	table string
+}
+
+// planRows reads the id and table columns of an EXPLAIN result (MariaDB's
+// EXPLAIN EXTENDED and MySQL 8's EXPLAIN name them alike) and closes rows.
+func planRows(rows *sql.Rows) ([]planRow, error) {
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	idCol, tableCol := -1, -1
+	for i, c := range cols {
+		switch strings.ToLower(c) {
+		case "id":
+			idCol = i
+		case "table":
+			tableCol = i
+		}
+	}
+	if idCol < 0 || tableCol < 0 {
+		return nil, engines.NewError(engines.CodeIneligible, ReasonRelationGuard, nil)
+	}
+	var out []planRow
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		r := planRow{table: vals[tableCol].String}
+		if vals[idCol].Valid {
+			n, err := strconv.Atoi(vals[idCol].String)
+			if err != nil || n <= 0 {
+				return nil, engines.NewError(engines.CodeIneligible, ReasonRelationGuard, nil)
+			}
+			r.id = n
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, rows.Close()
+}
+
+// selectMarks returns the query block numbers the note prints as
+// `/* select#N */`. Comment-like text inside a literal or identifier is
+// not a mark: the note is scanned the way dottedNames scans it.
+func selectMarks(note string) map[int]bool {
+	out := map[int]bool{}
+	const mark = "/* select#"
+	for i := 0; i < len(note); {
+		switch c := note[i]; {
+		case c == '`' || c == '\'':
+			j := skipQuoted(note, i)
+			if j < 0 {
+				return out
+			}
+			i = j
+		case strings.HasPrefix(note[i:], mark):
+			j := i + len(mark)
+			k := j
+			for k < len(note) && note[k] >= '0' && note[k] <= '9' {
+				k++
+			}
+			if n, err := strconv.Atoi(note[j:k]); err == nil && strings.HasPrefix(note[k:], " */") {
+				out[n] = true
+			}
+			i = k
+		default:
+			i++
+		}
+	}
+	return out
+}
+
+// skipQuoted returns the index after the literal or identifier starting
+// at i (a backquote or a quote), or -1 when it does not end.
+func skipQuoted(text string, i int) int {
+	q := text[i]
+	for j := i + 1; j < len(text); j++ {
+		switch {
+		case q == '\'' && text[j] == '\\':
+			j++
+		case text[j] == q:
+			if j+1 < len(text) && text[j+1] == q {
+				j++
+				continue
+			}
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// internalTable matches the table column of a plan row that reads another
+// query block's result.
+var internalTable = regexp.MustCompile(`^<(derived|subquery|union|intersect|except)[0-9]+(,[0-9]+)*>$`)
+
+// planCovered reports whether every query block of the tabular plan is
+// one the note shows. MariaDB's note omits blocks it has already folded
+// into a constant or a flag: for a grouped query it prints `having 1` and
+// drops the HAVING clause's subqueries (`… GROUP BY a HAVING a IN (SELECT
+// a FROM t)`: the plan lists t in select 2, the note never names t), and a
+// semi-join prints the subquery's tables without their block. So a block
+// of the plan whose number the note does not print (a note without any
+// number prints a single block, 1) is accepted only when each of its rows
+// reads nothing (NULL table), another block's result (`<derived2>`,
+// `<subquery2>`, `<union1,2>`, themselves checked as blocks), a table
+// whose name allowed accepts, or a table the note prints inside a `semi
+// join (…)` list under that alias (each such entry pays for one row only,
+// so a HAVING subquery cannot borrow a semi-join's alias; the entry's
+// table was checked against the verdict with the rest of the note). The
+// table column holds the alias, not the table, so an aliased table in a
+// HAVING subquery is refused although its verdict may list it (fail
+// closed), and it cannot tell databases apart (the engine's connection
+// has no default database, so an unqualified name the server resolves to
+// a base table fails before it reads).
+//
+// stmt is the statement explained: a backquoted identifier of it that
+// starts with "<" could pose as the server's internal names, so any
+// refuses the read.
+func planCovered(plan []planRow, stmt, note string, dbs map[string]bool, allowed func(table string) bool) bool {
+	if strings.Contains(stmt, "`<") {
+		return false
+	}
+	semi, ok := semiJoinAliases(note, dbs)
+	if !ok {
+		return false
+	}
+	marks := selectMarks(note)
+	if len(marks) == 0 {
+		marks[1] = true
+	}
+	for _, r := range plan {
+		if r.id == 0 || marks[r.id] {
+			continue
+		}
+		switch {
+		case r.table == "", internalTable.MatchString(r.table):
+		case allowed(r.table):
+		case semi[r.table] > 0:
+			semi[r.table]--
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// semiJoinAliases counts, by alias (the table's name when it has none),
+// the base tables the note lists inside `semi join (…)`: the tables of a
+// subquery the optimizer turned into a semi-join, whose query block the
+// note no longer numbers. It reports false for text it cannot scan.
+func semiJoinAliases(note string, dbs map[string]bool) (map[string]int, bool) {
+	out := map[string]int{}
+	const head = "semi join ("
+	for i := 0; i < len(note); {
+		switch c := note[i]; {
+		case c == '`' || c == '\'':
+			j := skipQuoted(note, i)
+			if j < 0 {
+				return nil, false
+			}
+			i = j
+		case strings.HasPrefix(note[i:], head):
+			start := i + len(head)
+			depth, j := 1, start
+			for j < len(note) && depth > 0 {
+				switch note[j] {
+				case '`', '\'':
+					k := skipQuoted(note, j)
+					if k < 0 {
+						return nil, false
+					}
+					j = k
+					continue
+				case '(':
+					depth++
+				case ')':
+					depth--
+				}
+				j++
+			}
+			if depth != 0 {
+				return nil, false
+			}
+			names, ok := dottedNames(note[start : j-1])
+			if !ok {
+				return nil, false
+			}
+			for k, n := range names {
+				if len(n) != 2 || !dbs[strings.ToLower(n[0])] {
+					continue
+				}
+				alias := n[1]
+				if k+1 < len(names) && len(names[k+1]) == 1 {
+					alias = names[k+1][0]
+				}
+				out[alias]++
+			}
+			i = j
+		default:
+			i++
+		}
+	}
+	return out, true
 }
 
 // expandedNote returns the message of note 1003 after an EXPLAIN; a

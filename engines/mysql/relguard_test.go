@@ -10,7 +10,8 @@ import (
 
 // TestRelationGuard plants verdicts that omit a table the statement reads
 // (a join, a subquery behind a string literal holding a backquote, a quote
-// and a backslash, a subquery under an impossible WHERE, and MariaDB's
+// and a backslash, a subquery under an impossible WHERE, subqueries in
+// HAVING that MariaDB's note leaves out, and MariaDB's
 // nested-WITH scoping with a default database set) and checks that the
 // relation guard refuses each, while the same statements with their full
 // verdicts run. reverify is skipped so the guard is tested on its own.
@@ -31,6 +32,18 @@ func TestRelationGuard(t *testing.T) {
 		{"impossible where", "SELECT `id` FROM `dbeast_myengine`.`items` WHERE 1 = 0 AND `id` IN (SELECT `id` FROM `dbeast_myengine`.`counter`)", false,
 			[]verifier.Table{counter, items}},
 		{"derived and semi-join", "SELECT `d`.`id` FROM (SELECT `id` FROM `dbeast_myengine`.`items`) AS `d` WHERE `d`.`id` IN (SELECT `id` FROM `dbeast_myengine`.`counter`)", false,
+			[]verifier.Table{counter, items}},
+		// MariaDB prints a grouped query's HAVING as `having 1` in note
+		// 1003 and drops the subqueries in it; the tabular plan lists them.
+		{"HAVING IN subquery", "SELECT `id` FROM `dbeast_myengine`.`items` GROUP BY `id` HAVING `id` IN (SELECT `id` FROM `dbeast_myengine`.`counter`)", false,
+			[]verifier.Table{counter, items}},
+		{"HAVING EXISTS subquery", "SELECT `id` FROM `dbeast_myengine`.`items` GROUP BY `id` HAVING EXISTS (SELECT 1 FROM `dbeast_myengine`.`counter`)", false,
+			[]verifier.Table{counter, items}},
+		{"aliased semi-join", "SELECT `i`.`id` FROM `dbeast_myengine`.`items` AS `i` WHERE `i`.`id` IN (SELECT `c`.`id` FROM `dbeast_myengine`.`counter` AS `c`)", false,
+			[]verifier.Table{counter, items}},
+		{"aliased semi-join and HAVING", "SELECT `i`.`id` FROM `dbeast_myengine`.`items` AS `i` WHERE EXISTS (SELECT 1 FROM `dbeast_myengine`.`items` AS `c` WHERE `c`.`id` = `i`.`id`) GROUP BY `i`.`id` HAVING `i`.`id` IN (SELECT `id` FROM `dbeast_myengine`.`counter`)", false,
+			[]verifier.Table{counter, items}},
+		{"HAVING OR subqueries", "SELECT `id` FROM `dbeast_myengine`.`items` GROUP BY `id` HAVING `id` IN (SELECT `id` FROM `dbeast_myengine`.`items`) OR `id` IN (SELECT `id` FROM `dbeast_myengine`.`counter`)", false,
 			[]verifier.Table{counter, items}},
 		{"MariaDB nested WITH", "WITH `counter` AS (SELECT `id` FROM `dbeast_myengine`.`items`) SELECT `id` FROM (WITH `x` AS (SELECT `id` FROM `counter`) SELECT `id` FROM `x`) AS `d`", true,
 			nil},
@@ -99,6 +112,47 @@ func TestNoteTables(t *testing.T) {
 			if got[i] != tt.want[i] {
 				t.Errorf("%q: %v, want %v", tt.note, got, tt.want)
 			}
+		}
+	}
+}
+
+// TestPlanCovered pins the check of the tabular plan against the note: a
+// query block the note does not print is accepted only when its tables
+// are named like the verdict's (or are other blocks' results).
+func TestPlanCovered(t *testing.T) {
+	allowed := func(name string) bool { return name == "items" || name == "counter" }
+	having := "/* select#1 */ select `db`.`items`.`id` AS `id` from `db`.`items` group by `db`.`items`.`id` having 1"
+	tests := []struct {
+		name, stmt, note string
+		plan             []planRow
+		want             bool
+	}{
+		{"all blocks printed", "s", "/* select#1 */ select 1 from (/* select#2 */ select 1 from `db`.`items`) `d`",
+			[]planRow{{1, "<derived2>"}, {2, "items"}}, true},
+		{"single block without numbers", "s", "select `db`.`items`.`id` from `db`.`items`",
+			[]planRow{{1, "items"}, {1, "items"}}, true},
+		{"semi-join block, verdict table", "s", "select `db`.`items`.`id` from `db`.`items` semi join (`db`.`counter`) where 1",
+			[]planRow{{1, "items"}, {1, "<subquery2>"}, {2, "counter"}}, true},
+		{"HAVING block reading another table", "s", having, []planRow{{1, "items"}, {2, "secret"}}, false},
+		{"HAVING block reading a verdict table", "s", having, []planRow{{1, "items"}, {2, "counter"}}, true},
+		{"HAVING block, aliased: fail closed", "s", having, []planRow{{1, "items"}, {2, "c"}}, false},
+		{"HAVING block without a table", "s", having, []planRow{{1, "items"}, {2, ""}}, true},
+		{"union result", "s", "/* select#1 */ select 1 union /* select#2 */ select 2", []planRow{{1, ""}, {2, ""}, {0, "<union1,2>"}}, true},
+		{"mark inside a literal", "s", "/* select#1 */ select '/* select#2 */' from `db`.`items`", []planRow{{1, "items"}, {2, "secret"}}, false},
+		{"posing as an internal name", "select 1 from `<derived2>`", having, []planRow{{1, "items"}, {2, "<derived2>"}}, false},
+		{"aliased semi-join table", "s", "select `db`.`s`.`a` AS `a` from `db`.`items` `s` semi join (`db`.`counter` `c`) where 1",
+			[]planRow{{1, "s"}, {1, "<subquery2>"}, {2, "c"}}, true},
+		{"semi-join alias borrowed by a HAVING block", "s", "/* select#1 */ select `db`.`s`.`a` AS `a` from `db`.`items` `s` semi join (`db`.`counter` `c`) group by `db`.`s`.`a` having 1",
+			[]planRow{{1, "s"}, {1, "<subquery2>"}, {2, "c"}, {3, "c"}}, false},
+		{"two semi-join tables", "s", "select 1 from `db`.`items` semi join (`db`.`counter` `c` join `db`.`items` `i`) where 1",
+			[]planRow{{1, "items"}, {2, "c"}, {2, "i"}}, true},
+		{"semi join inside a literal", "s", "/* select#1 */ select 'semi join (`db`.`counter` `c`)' from `db`.`items` group by 1 having 1",
+			[]planRow{{1, "items"}, {2, "c"}}, false},
+		{"internal name in an unprinted block", "s", having, []planRow{{1, "items"}, {2, "<subquery3>"}, {3, "counter"}}, true},
+	}
+	for _, tt := range tests {
+		if got := planCovered(tt.plan, tt.stmt, tt.note, map[string]bool{"db": true}, allowed); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }

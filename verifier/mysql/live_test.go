@@ -39,6 +39,7 @@ var liveFixtures = []string{
 	"CREATE TABLE IF NOT EXISTS " + liveDB + ".x (a VARCHAR(20))",
 	"CREATE TABLE IF NOT EXISTS " + liveDB + ".y (a VARCHAR(20))",
 	"CREATE TABLE IF NOT EXISTS " + liveDB + ".z (a VARCHAR(20))",
+	"CREATE TABLE IF NOT EXISTS " + liveDB + ".w (a VARCHAR(20))",
 	"INSERT INTO " + liveDB + ".shared VALUES ('shared')",
 	"INSERT INTO " + liveDB + ".t VALUES ('base t')",
 	"CREATE TABLE IF NOT EXISTS " + liveDB + ".lineitem (l_extendedprice DECIMAL(12,2), l_partkey INT, l_quantity INT)",

@@ -39,18 +39,31 @@ func (c *ctes) find(name string) (*ctes, bool) {
 
 // bodyChain returns the CTEs the body of a CTE of a WITH clause sees
 // beyond that clause's own earlier CTEs. base is the chain visible where
-// the WITH clause stands; body reports whether that query expression is
-// itself the body of a CTE.
+// the WITH clause stands.
 //
 // MySQL 8 scopes the standard way: every enclosing WITH is visible.
-// MariaDB (checked on 10.11, sql_cte.cc find_table_def_in_with_clauses)
-// searches outward from a CTE body only while the query block holding the
-// WITH clause is itself a CTE body: a WITH clause in a derived table or a
-// subquery ends the search, and an unqualified name there is a base table
-// of the default database. The unknown flavor uses MariaDB's rule: what it
-// finds, MySQL finds too (the same, innermost, CTE).
-func (w *walker) bodyChain(base *ctes, body bool) *ctes {
-	if w.flavor == verifier.FlavorMySQL || body {
+//
+// MariaDB (checked on 10.11) is not decided by where the WITH clause
+// stands but by where each reference to the CTE stands. The first
+// reference uses the parsed body, whose names were resolved the standard
+// way; every further reference re-parses the body
+// (With_element::clone_parsed_spec) and resolves the clone's names with
+// find_table_def_in_with_clauses from the query block holding that
+// reference, searching outward only while the query block is itself a
+// CTE body. So `WITH t AS (…), v AS (WITH w AS (SELECT a FROM t) SELECT a
+// FROM w WHERE a IN (SELECT a FROM w)) …` reads the outer CTE t for the
+// first w and the base table t of the default database for the second.
+// Which reference is a clone and where it stands is easy to get wrong
+// (HAVING, derived tables, set operations, several levels), so MariaDB and
+// the unknown flavor (fail closed: what it finds, MySQL finds too) give
+// a CTE body no outer WITH at all: an unqualified name there must be an
+// earlier CTE of the body's own WITH clause, anything else is refused as
+// unqualified_table. That refuses some shapes MariaDB reads as written
+// (a nested CTE referenced once naming an outer CTE), never one it reads
+// differently: a clone resolves its own WITH clause's earlier CTEs
+// before any outward search.
+func (w *walker) bodyChain(base *ctes) *ctes {
+	if w.flavor == verifier.FlavorMySQL {
 		return base
 	}
 	return nil

@@ -21,6 +21,9 @@ import (
 // standard (MySQL 8) model accepts it is denied for that account on
 // MariaDB, because the server reads a base table the standard model took
 // for a CTE. So the refusals are needed and the acceptances are right.
+// A case whose comment starts with "Fail closed:" is a refusal of a text
+// MariaDB reads as written, kept because the rule that would admit it is
+// not sound in general; it is only logged.
 func TestLiveCTEScoping(t *testing.T) {
 	dsn := os.Getenv("DBEAST_TEST_MYSQL_DSN")
 	if dsn == "" {
@@ -75,6 +78,12 @@ func TestLiveCTEScoping(t *testing.T) {
 			ran++
 			err := runAsVerdictUser(ctx, db, dsn, std)
 			var me *mysql.MySQLError
+			if strings.HasPrefix(c.Doc, "Fail closed:") {
+				// Refused although MariaDB reads this exact text as
+				// written; a sibling case shows the read that differs.
+				t.Logf("%s: fail-closed refusal; the standard verdict on MariaDB: %v", c.Name(), err)
+				continue
+			}
 			if !errors.As(err, &me) || me.Number != 1142 {
 				t.Errorf("%s: the standard model's verdict %v for %q got %v on MariaDB, want denied (1142): the MariaDB refusal may not be needed", c.Name(), std.TableNames(), std.NormalizedSQL, err)
 			} else {

@@ -12,6 +12,8 @@
 package mysql
 
 import (
+	"reflect"
+
 	"github.com/dbeast/dbeast/verifier"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
@@ -23,13 +25,41 @@ import (
 // bodyChain); the zero Flavor accepts only what MySQL 8 and MariaDB read
 // the same way. Errors are *verifier.Refusal. Verify is safe for
 // concurrent use.
+//
+// Every read and write verdict is checked once more: its NormalizedSQL is
+// verified again and must give the same verdict, or the statement is
+// refused (construct_not_allowed, or the refusal of the normalized text).
+// So a restore that writes a different query (a duplicated WITH clause, a
+// dropped parenthesis) cannot become what the server runs. It doubles
+// the verifier's cost (see BenchmarkVerify).
 func Verify(in verifier.Input) (*verifier.Verdict, error) {
+	v, err := verify(in, false)
+	if err != nil || v.Op == verifier.OpFull {
+		return v, err
+	}
+	again := in
+	again.SQL = v.NormalizedSQL
+	w, err := verify(again, true)
+	if err != nil {
+		return nil, err
+	}
+	if !reflect.DeepEqual(v, w) {
+		return nil, verifier.Refuse(verifier.CodeConstructNotAllowed)
+	}
+	return v, nil
+}
+
+// verify is one verification of in. normalized marks text Verify wrote
+// itself, which may be longer than the input limit by its added quotes.
+func verify(in verifier.Input, normalized bool) (*verifier.Verdict, error) {
 	mode, err := verifier.NormalizeMode(in.Mode)
 	if err != nil {
 		return nil, err
 	}
-	if err := verifier.CheckText(in.SQL); err != nil {
-		return nil, err
+	if !normalized {
+		if err := verifier.CheckText(in.SQL); err != nil {
+			return nil, err
+		}
 	}
 	stmts, release, err := parse(in.SQL)
 	defer release()

@@ -270,7 +270,8 @@ func TestSQLMode(t *testing.T) {
 
 // TestScopingByFlavor pins what each flavor's CTE rule accepts: the
 // standard (MySQL 8) rule sees outer CTEs from a nested WITH's CTE bodies,
-// MariaDB's and the unknown flavor's do not.
+// MariaDB's and the unknown flavor's do not, wherever the nested WITH
+// stands (see bodyChain).
 func TestScopingByFlavor(t *testing.T) {
 	tests := []struct {
 		sql     string
@@ -279,7 +280,16 @@ func TestScopingByFlavor(t *testing.T) {
 	}{
 		{"WITH t AS (SELECT a FROM shop.s) SELECT a FROM (WITH x AS (SELECT a FROM t) SELECT a FROM x) AS d", true, false},
 		{"WITH t AS (SELECT a FROM shop.s) SELECT a FROM shop.u WHERE a IN (WITH y AS (SELECT a FROM t) SELECT a FROM y)", true, false},
-		{"WITH t AS (SELECT a FROM shop.s), x AS (WITH y AS (SELECT a FROM t) SELECT a FROM y) SELECT a FROM x", true, true},
+		// A nested CTE body naming an outer CTE: MariaDB re-parses the body
+		// for each further reference and resolves it from where that
+		// reference stands, so the second w here is the base table t.
+		// MariaDB's rule refuses every outer name in a nested CTE body.
+		{"WITH t AS (SELECT a FROM shop.s), x AS (WITH y AS (SELECT a FROM t) SELECT a FROM y) SELECT a FROM x", true, false},
+		{"WITH t AS (SELECT a FROM shop.s), v AS (WITH w AS (SELECT a FROM t) SELECT a FROM w WHERE a IN (SELECT a FROM w)) SELECT a FROM v", true, false},
+		{"WITH t AS (SELECT a FROM shop.s), v AS (WITH w AS (SELECT a FROM t) SELECT a FROM w GROUP BY a HAVING a IN (SELECT a FROM w)) SELECT a FROM v", true, false},
+		{"WITH t AS (SELECT a FROM shop.s), v AS (WITH w AS (SELECT a FROM t) SELECT x.a FROM w AS x JOIN (SELECT a FROM w) AS y ON x.a = y.a) SELECT a FROM v", true, false},
+		// Its own WITH's earlier CTEs stay visible to a nested CTE body.
+		{"WITH v AS (WITH w AS (SELECT a FROM shop.s), x AS (SELECT a FROM w) SELECT a FROM x WHERE a IN (SELECT a FROM x)) SELECT a FROM v", true, true},
 		{"WITH t AS (SELECT a FROM shop.s) SELECT a FROM (WITH t AS (SELECT a FROM t) SELECT a FROM t) AS d", false, false},
 		{"WITH t AS (SELECT a FROM shop.s) SELECT a FROM (SELECT a FROM t) AS d", true, true},
 	}
@@ -320,5 +330,35 @@ func TestCorrelatedColumns(t *testing.T) {
 	want := map[string][]string{"shop.items": {"order_id"}, "shop.orders": {"id"}}
 	if diff := cmp.Diff(want, v.Columns); diff != "" {
 		t.Errorf("columns (-want +got):\n%s", diff)
+	}
+}
+
+// TestMemberWithAndSelfCheck: a WITH on a parenthesized set-operation
+// member is refused (TiDB restores it twice). With that rule turned off,
+// one verification alone accepts the query with a normalized text that
+// repeats the WITH, and Verify's self-check (verifying the normalized text
+// again) still refuses it.
+func TestMemberWithAndSelfCheck(t *testing.T) {
+	for _, q := range []string{
+		"SELECT a FROM shop.shared UNION (WITH u AS (SELECT 1 AS a) SELECT a FROM u)",
+		"SELECT a FROM (SELECT a FROM shop.shared UNION ALL (WITH u AS (SELECT 1 AS a) SELECT a FROM u)) AS d",
+		"SELECT a FROM shop.shared UNION (WITH u AS (SELECT 1 AS a) SELECT a FROM u UNION SELECT 2)",
+	} {
+		in := verifier.Input{SQL: q, Database: "shop"}
+		_, err := Verify(in)
+		if r, ok := verifier.AsRefusal(err); !ok || r.Code != verifier.CodeConstructNotAllowed {
+			t.Errorf("%s: %v, want construct_not_allowed", q, err)
+		}
+	}
+	testHookAllowMemberWith = true
+	defer func() { testHookAllowMemberWith = false }()
+	q := "SELECT a FROM shop.shared UNION (WITH u AS (SELECT 1 AS a) SELECT a FROM u)"
+	in := verifier.Input{SQL: q, Database: "shop"}
+	once, err := verify(in, false)
+	if err != nil || strings.Count(once.NormalizedSQL, "WITH") != 2 {
+		t.Fatalf("one verification: %v %v; want the WITH restored twice (the shape this test pins)", once, err)
+	}
+	if v, err := Verify(in); err == nil {
+		t.Errorf("self-check accepted %q", v.NormalizedSQL)
 	}
 }

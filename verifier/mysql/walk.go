@@ -84,9 +84,6 @@ type walker struct {
 	depth    int
 	noSubq   bool // table_write: subqueries are refused
 	inSelect bool // inside an ORDER BY / GROUP BY / HAVING item
-	// nextBody is set just before a CTE body is walked and read by the
-	// SELECT or set operation that starts it (see bodyChain).
-	nextBody bool
 	// last is the outputs of the query expression walked last.
 	last *outputs
 	// written and substituted are the expression sizes of the whole
@@ -123,10 +120,8 @@ func (w *walker) resultSet(n ast.Node, c *ctes, outer *scope) error {
 }
 
 func (w *walker) setOpr(n *ast.SetOprStmt, c *ctes, outer *scope) error {
-	body := w.nextBody
-	w.nextBody = false
 	var err error
-	if c, err = w.with(n.With, c, outer, body); err != nil {
+	if c, err = w.with(n.With, c, outer); err != nil {
 		return err
 	}
 	if n.SelectList == nil {
@@ -160,7 +155,7 @@ func (w *walker) setOprList(l *ast.SetOprSelectList, c *ctes, outer *scope) erro
 	var err error
 	// A WITH on a parenthesized member list: MariaDB's unit structure for
 	// it is not pinned, so its CTE bodies see only their own WITH.
-	if c, err = w.with(l.With, c, outer, false); err != nil {
+	if c, err = w.with(l.With, c, outer); err != nil {
 		return err
 	}
 	if len(l.Selects) == 0 {
@@ -168,6 +163,12 @@ func (w *walker) setOprList(l *ast.SetOprSelectList, c *ctes, outer *scope) erro
 	}
 	var members []*outputs
 	for i, s := range l.Selects {
+		if memberWith(s) && !testHookAllowMemberWith {
+			// TiDB keeps a parenthesized member's WITH on both the member
+			// and its list and restores it twice; neither server needs
+			// the shape, so it is refused rather than pinned.
+			return verifier.Refuse(verifier.CodeConstructNotAllowed)
+		}
 		switch s := s.(type) {
 		case *ast.SelectStmt:
 			if !s.IsInBraces && i < len(l.Selects)-1 && (s.OrderBy != nil || s.Limit != nil) {
@@ -195,17 +196,32 @@ func (w *walker) setOprList(l *ast.SetOprSelectList, c *ctes, outer *scope) erro
 	return w.limit(l.Limit)
 }
 
+// testHookAllowMemberWith lets a test reach Verify's self-check with the
+// shape memberWith refuses.
+var testHookAllowMemberWith bool
+
+// memberWith reports whether a member of a set operation is in
+// parentheses with its own WITH clause.
+func memberWith(n ast.Node) bool {
+	switch n := n.(type) {
+	case *ast.SelectStmt:
+		return n.With != nil && n.IsInBraces
+	case *ast.SetOprSelectList:
+		return n.With != nil
+	}
+	return false
+}
+
 // with walks a WITH clause and returns the CTE chain visible after it.
-// body reports whether the query expression the clause belongs to is
-// itself a CTE body (see bodyChain). A CTE sees the CTEs listed before it,
+// Its CTEs' bodies see what bodyChain allows of c. A CTE sees the CTEs listed before it,
 // never itself or a later one: MySQL and MariaDB read a self-reference
 // without RECURSIVE as a table of that name, and with nested WITH clauses
 // the servers may read it as an outer CTE; either way it is refused.
-func (w *walker) with(n *ast.WithClause, c *ctes, outer *scope, body bool) (*ctes, error) {
+func (w *walker) with(n *ast.WithClause, c *ctes, outer *scope) (*ctes, error) {
 	if n == nil {
 		return c, nil
 	}
-	visible := w.bodyChain(c, body)
+	visible := w.bodyChain(c)
 	if n.IsRecursive {
 		return nil, verifier.Refuse(verifier.CodeRecursiveCTE)
 	}
@@ -237,11 +253,9 @@ func (w *walker) with(n *ast.WithClause, c *ctes, outer *scope, body bool) (*cte
 		for j := len(n.CTEs) - 1; j >= i; j-- {
 			inBody = &ctes{parent: inBody, name: n.CTEs[j].Name.O, hidden: true}
 		}
-		w.nextBody = true
 		if err := w.resultSet(cte.Query.Query, inBody, outer); err != nil {
 			return nil, err
 		}
-		w.nextBody = false
 		out := w.last.renamed(cte.ColNameList)
 		visible = &ctes{parent: visible, name: cte.Name.O, out: out}
 		c = &ctes{parent: c, name: cte.Name.O, out: out}
@@ -266,13 +280,11 @@ func (w *walker) selectStmt(n *ast.SelectStmt, c *ctes, outer *scope) error {
 	}
 	// inSelect belongs to this query block: a subquery in an enclosing
 	// ORDER BY must not see it set, and must leave it as it found it.
-	body := w.nextBody
-	w.nextBody = false
 	prev := w.inSelect
 	w.inSelect = false
 	defer func() { w.inSelect = prev }()
 	var err error
-	if c, err = w.with(n.With, c, outer, body); err != nil {
+	if c, err = w.with(n.With, c, outer); err != nil {
 		return err
 	}
 	sc := &scope{parent: outer}

@@ -118,7 +118,8 @@ func Bearer(r *http.Request) (string, bool) {
 
 // Authenticated checks what only an authenticated caller may pass, in
 // this order: bearer token (401, or 429 once the unauthenticated bucket is
-// empty), in-flight slots (503), global then per-caller rate (429), body
+// empty), in-flight slots (503), per-caller then global rate (429; a
+// request refused by either spends neither, see Limits.Allow), body
 // size (413), JSON-RPC batch (400). Authentication comes first so that
 // traffic without a valid token never spends a shared budget. next runs
 // with the caller's id in the context (ID) and the body already read.
@@ -144,7 +145,7 @@ func (g *Guard) Authenticated(next http.Handler) http.Handler {
 				return
 			}
 			defer release()
-			if !g.Limits.AllowGlobal() || !g.Limits.AllowClient(id) {
+			if !g.Limits.Allow(id) {
 				tooMany(w, "rate limited", http.StatusTooManyRequests)
 				return
 			}

@@ -164,7 +164,7 @@ func TestLimitsShares(t *testing.T) {
 	if !l.AllowUnauthenticated() || l.AllowUnauthenticated() {
 		t.Fatal("unauthenticated bucket is not its own size")
 	}
-	if !l.AllowGlobal() || !l.AllowClient("a") {
+	if !l.Allow("a") {
 		t.Fatal("failed authentication spent a shared budget")
 	}
 	r1, ok1 := l.Acquire("a")

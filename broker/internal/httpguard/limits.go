@@ -60,19 +60,38 @@ func NewLimits(cfg LimitConfig) *Limits {
 // failed authentication.
 func (l *Limits) AllowUnauthenticated() bool { return l.unauth.AllowN(l.cfg.Now(), 1) }
 
-// AllowGlobal takes one token from the shared bucket.
-func (l *Limits) AllowGlobal() bool { return l.global.AllowN(l.cfg.Now(), 1) }
+// Allow charges one authenticated request to the caller's own bucket and
+// to the shared one, in that order, and only when both have a token: a
+// caller over its own rate is refused without spending the shared budget
+// (so one flooding caller cannot starve the others), and a request the
+// shared bucket refuses gives the caller's token back.
+func (l *Limits) Allow(id string) bool {
+	now := l.cfg.Now()
+	own := l.clientBucket(id).ReserveN(now, 1)
+	if !own.OK() {
+		return false
+	}
+	if own.DelayFrom(now) > 0 {
+		own.CancelAt(now)
+		return false
+	}
+	if !l.global.AllowN(now, 1) {
+		own.CancelAt(now)
+		return false
+	}
+	return true
+}
 
-// AllowClient takes one token from the caller's own bucket.
-func (l *Limits) AllowClient(id string) bool {
+// clientBucket returns the caller's own bucket, made on first use.
+func (l *Limits) clientBucket(id string) *rate.Limiter {
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	lim := l.client[id]
 	if lim == nil {
 		lim = rate.NewLimiter(rate.Limit(l.cfg.PerClient), l.cfg.PerClient)
 		l.client[id] = lim
 	}
-	l.mu.Unlock()
-	return lim.AllowN(l.cfg.Now(), 1)
+	return lim
 }
 
 // Forget drops a caller's bucket (its connection was revoked).
