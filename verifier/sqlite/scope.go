@@ -32,8 +32,6 @@ func (o *outputs) size(name string) (int, bool) {
 	return o.maxSize, false
 }
 
-func (o *outputs) add(name string, size int) { o.addBig(name, size, false) }
-
 func (o *outputs) addBig(name string, size int, big bool) {
 	o.names = append(o.names, asciiLower(name))
 	o.sizes = append(o.sizes, size)
