@@ -77,7 +77,7 @@ type SessionInfo struct {
 	IdleDeadline time.Time `json:"idle_deadline"`
 	ExpiresAt    time.Time `json:"expires_at"`
 	// Grants are the session's grants, which the person may revoke one by
-	// one (console_grants.go).
+	// one (session_grants.go).
 	Grants []GrantInfo `json:"grants"`
 }
 
