@@ -140,7 +140,7 @@ func (b *Broker) requestsLocked(status Status, labels map[string]string) []Reque
 			ID: r.id, Status: r.status, CreatedAt: r.createdAt.UTC(), DecisionDeadline: r.deadline.UTC(),
 			SessionID: r.sessionID, ClientLabel: r.clientLabel, ConnectionID: r.connID, ConnectionLabel: labels[r.connID],
 			SourceID: r.sourceID, FileID: r.fileID, Alias: r.alias, SourceKind: r.kind, ReadOnly: r.readOnly,
-			Operation: r.operation, OpKind: r.opKind, Statement: r.statement, Tables: tables,
+			Operation: string(r.operation), OpKind: r.opKind, Statement: r.statement, Tables: tables,
 			Scopes: slices.Clone(r.scopes), Warning: r.warning, ErrorCode: r.errCode,
 		})
 	}

@@ -12,14 +12,14 @@ import (
 
 // fingerprint is a request's parameters without the session token, so the
 // same key with the same parameters is recognised.
-func fingerprint(op string, in any) string {
+func fingerprint(o op, in any) string {
 	raw, _ := json.Marshal(in)
 	var m map[string]any
 	json.Unmarshal(raw, &m)
 	delete(m, "session_token")
 	delete(m, "request_key")
 	raw, _ = json.Marshal(m)
-	return op + "\x00" + string(raw)
+	return string(o) + "\x00" + string(raw)
 }
 
 // sourceFor returns the source a connection may use, or the generic
@@ -35,11 +35,12 @@ func (b *Broker) sourceFor(connID string, id SourceID) (Source, *ToolError) {
 }
 
 // newSourceRequest fills the source fields of a request.
-func newSourceRequest(s *Session, src Source, op string) *request {
+func newSourceRequest(s *Session, src Source, o op) *request {
+	info := o.info()
 	return &request{
 		sessionID: s.ID, connID: s.ConnectionID, clientLabel: s.Label,
 		sourceID: src.ID, alias: src.Alias, kind: string(src.Kind), readOnly: src.ReadOnly,
-		generation: src.Generation, operation: op, opKind: "read",
+		generation: src.Generation, operation: o, opKind: info.kind, write: info.write,
 	}
 }
 

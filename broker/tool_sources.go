@@ -80,33 +80,33 @@ const fullSQLWarning = "Full SQL is not a sandbox: it runs with the connection a
 const mysqlWarning = " A fully qualified name can reach another database."
 
 func (b *Broker) toolListTables(ctx context.Context, c Call, in listTablesIn) (*requestOut, error) {
-	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint("list_tables", in), func(s *Session) (*request, *ToolError) {
+	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint(opListTables, in), func(s *Session) (*request, *ToolError) {
 		src, terr := b.sourceFor(c.ConnectionID, in.SourceID)
 		if terr != nil {
 			return nil, terr
 		}
-		r := newSourceRequest(s, src, "list_tables")
-		r.opKind, r.statement = "metadata", "list the tables of "+src.Alias
+		r := newSourceRequest(s, src, opListTables)
+		r.statement = "list the tables of " + src.Alias
 		return r, nil
 	})
 }
 
 func (b *Broker) toolDescribeTable(ctx context.Context, c Call, in describeTableIn) (*requestOut, error) {
-	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint("describe_table", in), func(s *Session) (*request, *ToolError) {
+	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint(opDescribeTable, in), func(s *Session) (*request, *ToolError) {
 		src, terr := b.sourceFor(c.ConnectionID, in.SourceID)
 		if terr != nil {
 			return nil, terr
 		}
 		t := verifier.Table{Schema: in.Table.Schema, Name: in.Table.Name}
-		r := newSourceRequest(s, src, "describe_table")
-		r.opKind, r.statement = "metadata", "describe table "+quoteIdent(src.Kind, t.Schema)+"."+quoteIdent(src.Kind, t.Name)
+		r := newSourceRequest(s, src, opDescribeTable)
+		r.statement = "describe table " + quoteIdent(src.Kind, t.Schema) + "." + quoteIdent(src.Kind, t.Name)
 		r.table, r.tables = &t, []verifier.Table{t}
 		return r, nil
 	})
 }
 
 func (b *Broker) toolReadTable(ctx context.Context, c Call, in readTableIn) (*requestOut, error) {
-	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint("read_table", in), func(s *Session) (*request, *ToolError) {
+	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint(opReadTable, in), func(s *Session) (*request, *ToolError) {
 		src, terr := b.sourceFor(c.ConnectionID, in.SourceID)
 		if terr != nil {
 			return nil, terr
@@ -116,14 +116,14 @@ func (b *Broker) toolReadTable(ctx context.Context, c Call, in readTableIn) (*re
 		if err != nil {
 			return nil, refusal(err, CodeUnsupportedSafeRead)
 		}
-		r := newSourceRequest(s, src, "read_table")
+		r := newSourceRequest(s, src, opReadTable)
 		r.verdict, r.statement, r.tables = v, v.NormalizedSQL, v.Tables
 		return r, nil
 	})
 }
 
 func (b *Broker) toolQuerySQL(ctx context.Context, c Call, in sqlIn) (*requestOut, error) {
-	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint("query_sql", in), func(s *Session) (*request, *ToolError) {
+	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint(opQuerySQL, in), func(s *Session) (*request, *ToolError) {
 		src, terr := b.sourceFor(c.ConnectionID, in.SourceID)
 		if terr != nil {
 			return nil, terr
@@ -132,14 +132,14 @@ func (b *Broker) toolQuerySQL(ctx context.Context, c Call, in sqlIn) (*requestOu
 		if err != nil {
 			return nil, refusal(err, CodeUnsupportedSafeRead)
 		}
-		r := newSourceRequest(s, src, "query_sql")
+		r := newSourceRequest(s, src, opQuerySQL)
 		r.verdict, r.statement, r.tables = v, v.NormalizedSQL, v.Tables
 		return r, nil
 	})
 }
 
 func (b *Broker) toolRequestSQL(ctx context.Context, c Call, in sqlIn) (*requestOut, error) {
-	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint("request_sql", in), func(s *Session) (*request, *ToolError) {
+	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint(opRequestSQL, in), func(s *Session) (*request, *ToolError) {
 		src, terr := b.sourceFor(c.ConnectionID, in.SourceID)
 		if terr != nil {
 			return nil, terr
@@ -151,8 +151,8 @@ func (b *Broker) toolRequestSQL(ctx context.Context, c Call, in sqlIn) (*request
 		if _, err := dialect.Verify(verifier.Input{Dialect: d, SQL: in.SQL, Mode: verifier.ModeFull}); err != nil {
 			return nil, refusal(err, CodeInvalidInput)
 		}
-		r := newSourceRequest(s, src, "request_sql")
-		r.write, r.opKind, r.fullSQL, r.statement = true, "full", in.SQL, in.SQL
+		r := newSourceRequest(s, src, opRequestSQL)
+		r.fullSQL, r.statement = in.SQL, in.SQL
 		r.warning = fullSQLWarning
 		if src.Kind == engines.MySQL {
 			r.warning += mysqlWarning
@@ -174,7 +174,7 @@ func (b *Broker) toolRequestSQL(ctx context.Context, c Call, in sqlIn) (*request
 }
 
 func (b *Broker) toolReadOpenFile(ctx context.Context, c Call, in readOpenFileIn) (*requestOut, error) {
-	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint("read_open_file", in), func(s *Session) (*request, *ToolError) {
+	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint(opReadOpenFile, in), func(s *Session) (*request, *ToolError) {
 		b.reqs.mu.Lock()
 		defer b.reqs.mu.Unlock()
 		d := b.documentForLocked(s.ConnectionID, string(in.FileID))
@@ -191,7 +191,7 @@ func (b *Broker) toolReadOpenFile(ctx context.Context, c Call, in readOpenFileIn
 		r := &request{
 			sessionID: s.ID, connID: s.ConnectionID, clientLabel: s.Label,
 			fileID: d.id, alias: d.alias, kind: "document", readOnly: true, generation: d.version,
-			operation: "read_open_file", opKind: "document",
+			operation: opReadOpenFile, opKind: opReadOpenFile.info().kind,
 			doc: &docRead{fileID: d.id, version: d.version, offset: off, text: text, total: len(d.text), eof: off+len(text) == len(d.text)},
 		}
 		r.statement = docStatement(d.alias, d.version, off, len(text))

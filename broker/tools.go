@@ -7,25 +7,27 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// addTools is the one place tools are registered. A tool whose engine work
-// is not built is not registered at all. Later features add a line here
-// and a tool_*.go file with the handler; a tool that operates on a source
-// also appends its name to b.sourceOps, which is what list_catalog offers
-// as the source's operation kinds.
+// addTools is the one place tools are registered: one line per row of
+// ops, binding the operation to its handler. The tool's name,
+// description and annotations come from the row.
 func (b *Broker) addTools(s *mcp.Server) {
-	addTool(b, s, &mcp.Tool{
-		Name: "begin_session", Description: descBeginSession,
-		Annotations: &mcp.ToolAnnotations{Title: "Begin session", OpenWorldHint: new(bool), DestructiveHint: new(bool)},
-	}, b.toolBeginSession)
-	addTool(b, s, &mcp.Tool{
-		Name: "list_catalog", Description: descListCatalog,
-		Annotations: &mcp.ToolAnnotations{Title: "List shared catalog", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(bool)},
-	}, b.toolListCatalog)
-	addTool(b, s, &mcp.Tool{
-		Name: "end_session", Description: descEndSession,
-		Annotations: &mcp.ToolAnnotations{Title: "End session", IdempotentHint: true, OpenWorldHint: new(bool), DestructiveHint: new(bool)},
-	}, b.toolEndSession)
-	b.addRequestTools(s)
+	addOp(b, s, opBeginSession, b.toolBeginSession)
+	addOp(b, s, opListCatalog, b.toolListCatalog)
+	addOp(b, s, opEndSession, b.toolEndSession)
+	addOp(b, s, opListTables, b.toolListTables)
+	addOp(b, s, opDescribeTable, b.toolDescribeTable)
+	addOp(b, s, opReadTable, b.toolReadTable)
+	addOp(b, s, opQuerySQL, b.toolQuerySQL)
+	addOp(b, s, opRequestSQL, b.toolRequestSQL)
+	addOp(b, s, opReadOpenFile, b.toolReadOpenFile)
+	addOp(b, s, opGetRequest, b.toolGetRequest)
+	addOp(b, s, opCancelRequest, b.toolCancelRequest)
+}
+
+// addOp registers the tool of one row of ops with its handler.
+func addOp[In, Out any](b *Broker, s *mcp.Server, o op, h toolHandler[In, Out]) {
+	info := o.info()
+	addTool(b, s, &mcp.Tool{Name: string(o), Description: info.desc, Annotations: info.annotations}, h)
 }
 
 // Call is what a tool handler knows about its caller: the connection the
@@ -96,21 +98,3 @@ const (
 	descGetRequest    = "Get one of this session's requests without running it again: {request_id, status, poll_after_ms, result, error}. pending or running: poll again after poll_after_ms. completed: result (values as exact text). failed, denied, cancelled, expired, revoked or outcome_unknown: error {code, message}. Never retry a write that ended outcome_unknown."
 	descCancelRequest = "Cancel one of this session's pending or running requests and block its result; returns its status. A write already sent ends as outcome_unknown."
 )
-
-// addRequestTools registers the request tools; source tools are offered
-// in list_catalog through b.sourceOps.
-func (b *Broker) addRequestTools(s *mcp.Server) {
-	f := new(bool)
-	ro := func(title string) *mcp.ToolAnnotations {
-		return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, OpenWorldHint: f}
-	}
-	addTool(b, s, &mcp.Tool{Name: "list_tables", Description: descListTables, Annotations: ro("List tables")}, b.toolListTables)
-	addTool(b, s, &mcp.Tool{Name: "describe_table", Description: descDescribeTable, Annotations: ro("Describe table")}, b.toolDescribeTable)
-	addTool(b, s, &mcp.Tool{Name: "read_table", Description: descReadTable, Annotations: ro("Read table")}, b.toolReadTable)
-	addTool(b, s, &mcp.Tool{Name: "query_sql", Description: descQuerySQL, Annotations: ro("Verified read-only SQL")}, b.toolQuerySQL)
-	addTool(b, s, &mcp.Tool{Name: "request_sql", Description: descRequestSQL, Annotations: &mcp.ToolAnnotations{Title: "Full SQL", OpenWorldHint: f}}, b.toolRequestSQL)
-	addTool(b, s, &mcp.Tool{Name: "read_open_file", Description: descReadOpenFile, Annotations: ro("Read open document")}, b.toolReadOpenFile)
-	addTool(b, s, &mcp.Tool{Name: "get_request", Description: descGetRequest, Annotations: ro("Get request")}, b.toolGetRequest)
-	addTool(b, s, &mcp.Tool{Name: "cancel_request", Description: descCancelRequest, Annotations: &mcp.ToolAnnotations{Title: "Cancel request", IdempotentHint: true, OpenWorldHint: f, DestructiveHint: f}}, b.toolCancelRequest)
-	b.sourceOps = append(b.sourceOps, "list_tables", "describe_table", "read_table", "query_sql", "request_sql")
-}
