@@ -35,9 +35,6 @@ func (b *Broker) dispatchLocked() {
 
 // redispatch starts what can start now, e.g. after a narrowing finished.
 func (b *Broker) redispatch() {
-	if b.reqs == nil {
-		return
-	}
 	b.reqs.mu.Lock()
 	defer b.reqs.mu.Unlock()
 	b.dispatchLocked()
