@@ -84,9 +84,9 @@ func refusal(err error, code Code) *ToolError {
 }
 
 // submit is the common path of every request tool: session, idempotency
-// key, build, authorization, limits, then dispatch. It never waits for a
-// person; a request covered without a prompt may complete before the
-// reply (waiting at most a moment).
+// key, build, then reserve (authorization, limits, dispatch). It never
+// waits for a person; a request covered without a prompt may complete
+// before the reply (waiting at most a moment).
 func (b *Broker) submit(ctx context.Context, c Call, tok SessionToken, key RequestKey, fp string, build func(*Session) (*request, *ToolError)) (_ *requestOut, err error) {
 	s, terr := b.session(c.ConnectionID, string(tok))
 	if terr != nil {
@@ -94,72 +94,85 @@ func (b *Broker) submit(ctx context.Context, c Call, tok SessionToken, key Reque
 	}
 	defer func() { b.recordRefusal(c.ConnectionID, s.ID, err) }() // refusals and limit errors reach Activity
 	k := strings.ToLower(string(key))
-	b.reqs.mu.Lock()
-	b.sweepRequestsLocked()
-	if out, terr, done := b.keyLookupLocked(s.ID, k, fp); done {
-		b.reqs.mu.Unlock()
-		return out, terr
+	if out, kerr, done := b.lookupKey(s.ID, k, fp); done {
+		return out, kerr
 	}
-	b.reqs.mu.Unlock()
-
 	r, terr := build(s)
 	if terr != nil {
 		return nil, terr
 	}
 	r.key, r.fingerprint = k, fp
 	r.scopes = scopesFor(r)
-
-	b.reqs.mu.Lock()
-	b.sweepRequestsLocked()
-	if out, terr, done := b.keyLookupLocked(s.ID, k, fp); done {
-		b.reqs.mu.Unlock()
-		return out, terr
+	var out *requestOut
+	var covered <-chan struct{}
+	if out, covered, err = b.reserve(s, r); out != nil || err != nil {
+		return out, err
 	}
-	if !b.sessionAlive(s.ID) {
-		b.reqs.mu.Unlock()
-		return nil, toolErr(CodeSessionExpired)
-	}
-	if terr := b.admitLocked(s.ConnectionID); terr != nil {
-		b.reqs.mu.Unlock()
-		return nil, terr
-	}
-	now := b.cfg.now()
-	r.id = newID("req_")
-	b.reqs.seq++
-	r.seq, r.createdAt, r.deadline = b.reqs.seq, now, now.Add(DecisionTime)
-	r.status, r.done = StatusPending, make(chan struct{})
-	sr := b.reqs.sessionLocked(s.ID)
-	if b.coverLocked(r).ok {
-		r.auth = authSession
-	} else {
-		ps, pg := b.pendingCountsLocked(s.ID)
-		if ps >= MaxPendingPerSession {
-			b.reqs.mu.Unlock()
-			return nil, toolErrMsg(CodeLimitExceeded, msgPendingSession)
-		}
-		if pg >= MaxPendingGlobal {
-			b.reqs.mu.Unlock()
-			return nil, toolErrMsg(CodeLimitExceeded, msgPendingGlobal)
-		}
-	}
-	sr.keys[k] = keyEntry{fingerprint: fp, requestID: r.id}
-	b.reqs.reqs[r.id] = r
-	b.record(s.ConnectionID, ActivityEntry{Time: now, SessionID: s.ID, RequestID: r.id, Alias: r.alias, Event: "request_created", Status: string(StatusPending), SQL: r.statement})
-	b.dispatchLocked()
-	done := r.done
-	auth := r.auth
-	b.reqs.mu.Unlock()
-
-	if auth == authSession {
+	if covered != nil {
 		t := time.NewTimer(2 * time.Second)
 		select {
-		case <-done:
+		case <-covered:
 		case <-t.C:
 		case <-ctx.Done():
 		}
 		t.Stop()
 	}
 	return b.view(s.ID, r.id)
+}
+
+// lookupKey is keyLookupLocked under reqState.mu, after a sweep.
+func (b *Broker) lookupKey(sessionID, key, fp string) (*requestOut, error, bool) {
+	b.reqs.mu.Lock()
+	defer b.reqs.mu.Unlock()
+	b.sweepRequestsLocked()
+	return b.keyLookupLocked(sessionID, key, fp)
+}
+
+// reserve is submit's one step under reqState.mu: it looks the key up
+// again (another call may have taken it while r was built), checks the
+// session and the admission limits, authorizes r by a grant or standing
+// access or else counts it against the pending limits, then stores it
+// under its key and dispatches. A reused key returns its answer (out or
+// err); a refusal returns err; a stored request returns neither, with
+// covered set to r.done when r runs without a prompt.
+func (b *Broker) reserve(s *Session, r *request) (out *requestOut, covered <-chan struct{}, err error) {
+	b.reqs.mu.Lock()
+	defer b.reqs.mu.Unlock()
+	b.sweepRequestsLocked()
+	if out, kerr, done := b.keyLookupLocked(s.ID, r.key, r.fingerprint); done {
+		return out, nil, kerr
+	}
+	if !b.sessionAlive(s.ID) {
+		return nil, nil, toolErr(CodeSessionExpired)
+	}
+	if terr := b.admitLocked(s.ConnectionID); terr != nil {
+		return nil, nil, terr
+	}
+	now := b.cfg.now()
+	r.id = newID("req_")
+	b.reqs.seq++
+	r.seq, r.createdAt, r.deadline = b.reqs.seq, now, now.Add(DecisionTime)
+	r.status, r.done = StatusPending, make(chan struct{})
+	sr := b.reqs.sessionLocked(s.ID) // before coverLocked, which needs it
+	if b.coverLocked(r).ok {
+		r.auth = authSession
+	} else {
+		ps, pg := b.pendingCountsLocked(s.ID)
+		if ps >= MaxPendingPerSession {
+			return nil, nil, toolErrMsg(CodeLimitExceeded, msgPendingSession)
+		}
+		if pg >= MaxPendingGlobal {
+			return nil, nil, toolErrMsg(CodeLimitExceeded, msgPendingGlobal)
+		}
+	}
+	sr.keys[r.key] = keyEntry{fingerprint: r.fingerprint, requestID: r.id}
+	b.reqs.reqs[r.id] = r
+	b.record(s.ConnectionID, ActivityEntry{Time: now, SessionID: s.ID, RequestID: r.id, Alias: r.alias, Event: "request_created", Status: string(StatusPending), SQL: r.statement})
+	b.dispatchLocked()
+	if r.auth == authSession {
+		covered = r.done
+	}
+	return nil, covered, nil
 }
 
 // keyLookupLocked answers a reused key: the same parameters return the
