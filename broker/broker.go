@@ -30,9 +30,6 @@ type Broker struct {
 	mcp      *mcp.Server
 	// reqs holds requests, grants, idempotency keys, slots and documents.
 	reqs *reqState
-	// sourceOps lists the source operation kinds (tool names) registered
-	// on this server, in catalog order; set while registering tools.
-	sourceOps []string
 
 	mu         sync.Mutex
 	state      *savedState

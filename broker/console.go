@@ -149,25 +149,58 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	return true
 }
 
-// writeResult answers with ok or with the error's static message and a
-// fitting status. Broker errors are static; anything else is hidden.
+// errorStatuses is the console API's one table from the broker's
+// sentinel errors to HTTP statuses, in the order they are checked. The
+// answer carries the sentinel's static message, never the wrapped
+// detail (a driver's or the file system's text).
+var errorStatuses = []struct {
+	err    error
+	status int
+}{
+	{ErrBadEdit, http.StatusBadRequest},
+	{ErrBadDocShare, http.StatusBadRequest},
+	{ErrNoSuchGrant, http.StatusNotFound},
+	{ErrBadGrant, http.StatusBadRequest},
+	{ErrNotFound, http.StatusNotFound},
+	{ErrTooMany, http.StatusConflict},
+	{ErrBadKind, http.StatusBadRequest},
+	{ErrBadAlias, http.StatusBadRequest},
+	{ErrNeedPath, http.StatusBadRequest},
+	{ErrNeedDSN, http.StatusBadRequest},
+	{ErrNoSuchFile, http.StatusBadRequest},
+	{ErrInvalidSource, http.StatusBadRequest},
+	{ErrBadLevel, http.StatusBadRequest},
+	{ErrBadTable, http.StatusBadRequest},
+	{ErrBadScope, http.StatusBadRequest},
+	{ErrNotPending, http.StatusConflict},
+	{ErrBadDocument, http.StatusBadRequest},
+	{ErrNoCatalog, http.StatusBadGateway},
+}
+
+// writeResult answers with ok or with writeError's answer for err.
 func writeResult(w http.ResponseWriter, err error) {
-	switch {
-	case err == nil:
+	if err == nil {
 		writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
-	case errors.Is(err, ErrNotFound):
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": ErrNotFound.Error()})
-	case errors.Is(err, ErrTooMany):
-		writeJSON(w, http.StatusConflict, map[string]string{"error": ErrTooMany.Error()})
-	default:
-		for _, known := range []error{ErrBadKind, ErrBadAlias, ErrNeedPath, ErrNeedDSN, ErrNoSuchFile, ErrInvalidSource, ErrBadLevel, ErrBadTable} {
-			if errors.Is(err, known) {
-				writeJSON(w, http.StatusBadRequest, map[string]string{"error": known.Error()})
+		return
+	}
+	writeError(w, err, nil)
+}
+
+// writeError answers with the status and static message of the first
+// row of errorStatuses that err wraps. An error no row matches is
+// answered as fallback when fallback is one of the table's sentinels
+// (a route whose failures are all of one kind), else as a hidden
+// internal error.
+func writeError(w http.ResponseWriter, err, fallback error) {
+	for _, try := range []error{err, fallback} {
+		for _, row := range errorStatuses {
+			if try != nil && errors.Is(try, row.err) {
+				writeJSON(w, row.status, map[string]string{"error": row.err.Error()})
 				return
 			}
 		}
-		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "broker: internal error"})
 	}
+	writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "broker: internal error"})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

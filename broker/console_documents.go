@@ -1,7 +1,6 @@
 package broker
 
 import (
-	"errors"
 	"net/http"
 )
 
@@ -16,13 +15,10 @@ func (b *Broker) addDocumentShareRoutes(mux *http.ServeMux) {
 			return
 		}
 		d, err := b.ShareDocument(r.PathValue("id"), in.SharedWith)
-		switch {
-		case err == nil:
-			writeJSON(w, http.StatusOK, d)
-		case errors.Is(err, ErrBadDocShare):
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": ErrBadDocShare.Error()})
-		default:
-			writeResult(w, err)
+		if err != nil {
+			writeError(w, err, nil)
+			return
 		}
+		writeJSON(w, http.StatusOK, d)
 	})
 }

@@ -1,7 +1,6 @@
 package broker
 
 import (
-	"errors"
 	"net/http"
 )
 
@@ -13,12 +12,8 @@ func (b *Broker) addSourceEditRoutes(mux *http.ServeMux) {
 			return
 		}
 		src, err := b.UpdateSource(r.PathValue("id"), ed)
-		if errors.Is(err, ErrBadEdit) {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": ErrBadEdit.Error()})
-			return
-		}
 		if err != nil {
-			writeResult(w, err)
+			writeError(w, err, nil)
 			return
 		}
 		writeJSON(w, http.StatusOK, src)
@@ -26,7 +21,7 @@ func (b *Broker) addSourceEditRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api/sources/{id}/test", func(w http.ResponseWriter, r *http.Request) {
 		h, err := b.TestSource(r.Context(), r.PathValue("id"))
 		if err != nil {
-			writeResult(w, err)
+			writeError(w, err, nil)
 			return
 		}
 		writeJSON(w, http.StatusOK, h)

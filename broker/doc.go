@@ -1,25 +1,44 @@
-// Package broker is dbeast's broker: it owns the configured sources, the
-// agent connections and their sharing settings, the agent sessions, the
-// MCP endpoint with its HTTP guard, and the console API the human uses.
+// Package broker is dbeast's broker: the one process that holds the
+// database passwords and decides, for every agent request, whether it
+// runs. Agents get only what a person shared or approved.
 //
-// Layout, one concern per file: config.go (Config), broker.go (lifetime:
-// New, Start, StopServer, StartServer, Close), guard.go and ratelimit.go
-// (the MCP listener's policy and limits; the rules themselves are
-// internal/httpguard's, shared with the console), mcpserver.go (the SDK server,
-// instructions and middleware), tools.go (the one place tools are
-// registered) with one tool_*.go file per tool group, schema.go (input
-// limits on inferred schemas), errors.go (the closed set of MCP error
-// codes), sessions.go, connections.go, sources.go, sharing.go, state.go
-// (what is saved through broker/store), activity.go and console*.go.
+// # Two surfaces over one state machine
 //
-// Requests (issue 5): requests.go (states, limits, the request store and
-// the agent's view), grants.go (session grants and coverage by grants or
-// standing access), execute.go (slots, dispatch, engine calls, error
-// mapping, the response budget), requests_hooks.go (session end and
-// sharing narrowing), documents.go (document snapshots), sqlgen.go
-// (read_table's generated SQL), tool_requests.go, tool_getrequest.go and
-// tools_requests.go (the request tools) and console_requests.go (the
-// approval API). One lock, reqState.mu, guards all of it.
+// The broker has two HTTP surfaces on separate loopback listeners, both
+// behind the same guard (internal/httpguard: exact Host, Origin, bearer
+// token, body cap):
+//
+//   - The MCP endpoint for agents. Each agent connection has its own
+//     bearer token. Its tools are registered in one place (tools.go) with
+//     inferred, limited input schemas (schema.go); every failure crosses
+//     it as a typed code with a static message (errors.go).
+//   - The console API for the person (the approval page in
+//     broker/console, the tray, tests), authenticated by the per-start
+//     console token. It adds, edits and shares sources and documents,
+//     creates and revokes connections, approves and denies requests and
+//     revokes grants.
+//
+// Both call the same transitions on a Broker; neither holds state of its
+// own. What the person configures (sources, connections, sharing) is
+// saved through broker/store, secrets in the system's secret store.
+//
+// # Request lifecycle
+//
+// An agent begins a session (begin_session), which returns a session
+// token and the limits it works under. Every source or document
+// operation is a request: it is submitted under a client request key
+// (the same key and parameters return the same request), checked
+// against the sharing settings and the session's grants, and is then
+// pending (waiting for the person), running (holding one of the bounded
+// concurrency slots) or ended: completed, failed, denied, cancelled,
+// expired, revoked or outcome_unknown (a write whose effect cannot be
+// known). Requests the sharing settings or a grant already cover start
+// at once; others wait for the person's approval, which may add a grant
+// of a wider scope (table, source, full_sql or document). The agent
+// polls get_request and never resubmits; results are released once, and
+// withheld if their cover is revoked before they are delivered. Ending a
+// session, narrowing sharing or revoking a grant revokes what nothing
+// covers any more.
 //
 // # Lock map
 //
@@ -46,7 +65,7 @@
 //     coverLocked, grantLocked, pinLocked, dropTableGrantsLocked,
 //     revokeDocumentLocked, documentsLocked, and in files whose owners
 //     document them there: keyLookupLocked and viewLocked
-//     (tool_requests.go), sessionGrantsLocked (console_grants.go).
+//     (submit.go), sessionGrantsLocked (session_grants.go).
 //   - Broker.mu guards the saved state (sources, connections, sharing),
 //     sessions, begins, generation and narrowing. Its …Locked functions:
 //     persistLocked (which calls the Store while holding it),
@@ -60,8 +79,12 @@
 //     (the activity log, added to under the locks above) and the
 //     httpguard.Limits lock (rate buckets and in-flight slots).
 //
+// # Identity
+//
 // Identity at the MCP boundary is the agent connection's bearer token,
 // checked by the guard on every request, plus the session token passed as
 // a tool argument; nothing else (Mcp-Session-Id, the TCP connection,
-// clientInfo, the label or the JSON-RPC id) identifies a caller.
+// clientInfo, the label or the JSON-RPC id) identifies a caller. On the console, the per-start console token is the
+// person; a browser gets it by typing it or by trading a one-time sign-in
+// code for it (POST /api/signin).
 package broker

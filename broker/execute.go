@@ -22,7 +22,7 @@ func (b *Broker) dispatchLocked() {
 		if r.status != StatusPending || r.auth == authPrompt {
 			continue
 		}
-		if r.operation == "read_open_file" {
+		if r.operation.info().scopes == scopesDocument {
 			b.startLocked(r) // no database work, no slot
 			continue
 		}
@@ -35,9 +35,6 @@ func (b *Broker) dispatchLocked() {
 
 // redispatch starts what can start now, e.g. after a narrowing finished.
 func (b *Broker) redispatch() {
-	if b.reqs == nil {
-		return
-	}
 	b.reqs.mu.Lock()
 	defer b.reqs.mu.Unlock()
 	b.dispatchLocked()
@@ -77,7 +74,7 @@ func (b *Broker) startLocked(r *request) {
 		ev = "shared_access"
 	}
 	b.record(r.connID, ActivityEntry{Time: b.cfg.now(), SessionID: r.sessionID, RequestID: r.id, Alias: r.alias, Event: ev, Status: string(StatusRunning), SQL: r.statement})
-	if r.operation == "read_open_file" {
+	if r.operation.info().scopes == scopesDocument {
 		b.completeLocked(r, r.doc.result(), nil)
 		return
 	}
@@ -159,13 +156,13 @@ func (b *Broker) execute(ctx context.Context, r *request, pins map[string]string
 	defer eng.Close()
 	lim := engines.Limits{}
 	switch r.operation {
-	case "list_tables":
+	case opListTables:
 		ts, err := eng.ListTables(ctx)
 		if err != nil {
 			return nil, nil, err
 		}
 		return tablesResult(ts), nil, nil
-	case "describe_table":
+	case opDescribeTable:
 		p, err := eng.Describe(ctx, *r.table)
 		if err != nil {
 			return nil, nil, err
@@ -174,7 +171,7 @@ func (b *Broker) execute(ctx context.Context, r *request, pins map[string]string
 			return nil, nil, engines.NewError(engines.CodeIdentityChanged, engines.ReasonIdentityChanged, nil)
 		}
 		return describeResult(p), map[string]string{p.Table.String(): p.Identity}, nil
-	case "read_table", "query_sql":
+	case opReadTable, opQuerySQL:
 		res, proofs, err := eng.Read(ctx, engines.ReadRequest{Verdict: r.verdict, Pins: pins, Limits: lim})
 		if err != nil {
 			return nil, nil, err
@@ -184,7 +181,7 @@ func (b *Broker) execute(ctx context.Context, r *request, pins map[string]string
 			ids[p.Table.String()] = p.Identity
 		}
 		return res, ids, nil
-	case "request_sql":
+	case opRequestSQL:
 		// A table write runs as the regenerated SQL: the statement shown.
 		if r.verdict != nil && r.verdict.Mode == verifier.ModeTableWrite {
 			res, err := eng.Write(ctx, r.verdict, lim)

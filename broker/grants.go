@@ -79,13 +79,13 @@ func (b *Broker) coverLocked(r *request) coverage {
 		}
 		return tg
 	}
-	switch r.operation {
-	case "list_tables":
+	switch r.operation.info().scopes {
+	case scopesSource:
 		if dbRead {
 			return coverage{ok: true, standing: true}
 		}
 		return coverage{ok: srcGrant}
-	case "request_sql":
+	case scopesFullSQL:
 		if r.readOnly {
 			return coverage{}
 		}
@@ -98,7 +98,7 @@ func (b *Broker) coverLocked(r *request) coverage {
 		full := g.full[r.sourceID]
 		return coverage{ok: full != 0 && full == r.generation}
 	}
-	// describe_table and reads.
+	// scopesTables: describe_table and reads.
 	if dbRead {
 		return coverage{ok: true, standing: true}
 	}
@@ -183,15 +183,15 @@ func (b *Broker) dropTableGrantsLocked(r *request) {
 
 // scopesFor lists the scopes the person may pick for r, "once" first.
 func scopesFor(r *request) []string {
-	switch r.operation {
-	case "read_open_file":
+	switch r.operation.info().scopes {
+	case scopesDocument:
 		return []string{ScopeOnce, ScopeDocument}
-	case "request_sql":
+	case scopesFullSQL:
 		if r.readOnly {
 			return []string{ScopeOnce}
 		}
 		return []string{ScopeOnce, ScopeFullSQL}
-	case "list_tables":
+	case scopesSource:
 		return []string{ScopeOnce, ScopeSource}
 	}
 	if len(r.tables) == 1 {

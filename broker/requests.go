@@ -86,7 +86,8 @@ type request struct {
 	sourceID, fileID, alias, kind      string
 	readOnly                           bool
 	generation                         uint64 // source generation or document version
-	operation, opKind, statement       string
+	operation                          op
+	opKind, statement                  string
 	tables                             []verifier.Table
 	scopes                             []string
 	warning                            string
@@ -202,7 +203,7 @@ func (b *Broker) finishLocked(r *request, st Status, code Code, msg string) {
 		lvl = slog.LevelWarn
 	}
 	b.log.Log(context.Background(), lvl, "request finished", slog.String("request_id", r.id), slog.String("session_id", r.sessionID),
-		slog.String("operation", r.operation), slog.String("status", string(st)), slog.String("code", string(code)))
+		slog.String("operation", string(r.operation)), slog.String("status", string(st)), slog.String("code", string(code)))
 	b.record(r.connID, ActivityEntry{Time: r.doneAt, SessionID: r.sessionID, RequestID: r.id, Alias: r.alias, Event: "request_" + string(st), Status: string(code), SQL: r.statement, Reason: msg})
 }
 

@@ -36,11 +36,10 @@ const (
 // Session is one agent session: created by begin_session, bound to one
 // connection and one server start generation, never written to disk.
 //
-// Fields other than Ext are set at creation and read-only afterwards
-// except LastUsed, which the broker updates under its lock. Features that
-// need per-session state (grants, requests, idempotency keys) keep it in
-// Ext under their own lock, created lazily, and release it in an
-// OnSessionEnd hook.
+// Fields are set at creation and read-only afterwards except LastUsed,
+// which the broker updates under its lock. The session's requests, grants
+// and idempotency keys live in the request state (reqState, under its own
+// lock) and are released when the session ends (requests_hooks.go).
 type Session struct {
 	ID           string
 	ConnectionID string
@@ -49,10 +48,6 @@ type Session struct {
 	BegunAt      time.Time
 	LastUsed     time.Time
 	tokenHash    tokenHash
-
-	// Ext holds feature state keyed by feature name. Guarded by the
-	// broker's lock; a feature stores a pointer to its own locked struct.
-	Ext map[string]any
 }
 
 // IdleDeadline is when the session ends without use.
@@ -77,7 +72,7 @@ type SessionInfo struct {
 	IdleDeadline time.Time `json:"idle_deadline"`
 	ExpiresAt    time.Time `json:"expires_at"`
 	// Grants are the session's grants, which the person may revoke one by
-	// one (console_grants.go).
+	// one (session_grants.go).
 	Grants []GrantInfo `json:"grants"`
 }
 

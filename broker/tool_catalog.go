@@ -43,9 +43,6 @@ type listCatalogOut struct {
 	Documents []CatalogDocument `json:"documents"`
 }
 
-// writeOps are operation kinds a read-only source never offers.
-var writeOps = map[string]bool{"request_sql": true}
-
 func (b *Broker) toolListCatalog(_ context.Context, c Call, in listCatalogIn) (*listCatalogOut, error) {
 	if _, terr := b.session(c.ConnectionID, string(in.SessionToken)); terr != nil {
 		return nil, terr
@@ -60,12 +57,7 @@ func (b *Broker) toolListCatalog(_ context.Context, c Call, in listCatalogIn) (*
 		if !acc.Visible() {
 			continue
 		}
-		ops := []string{}
-		for _, op := range b.sourceOps {
-			if !(s.ReadOnly && writeOps[op]) {
-				ops = append(ops, op)
-			}
-		}
+		opNames := catalogOps(s.ReadOnly)
 		// A source shared only through tables is visible, and access to
 		// anything else asks the person: that is the ask level.
 		level := acc.DatabaseLevel
@@ -74,7 +66,7 @@ func (b *Broker) toolListCatalog(_ context.Context, c Call, in listCatalogIn) (*
 		}
 		out.Sources = append(out.Sources, CatalogSource{
 			SourceID: s.ID, Alias: s.Alias, Kind: s.Kind, ReadOnly: s.ReadOnly,
-			Operations: ops, SharedAccess: level, SharedTables: acc.Tables,
+			Operations: opNames, SharedAccess: level, SharedTables: acc.Tables,
 		})
 	}
 	b.mu.Unlock()

@@ -2,11 +2,7 @@ package broker
 
 import (
 	"context"
-	"encoding/json"
 	"reflect"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/dbeast/dbeast/engines"
 	"github.com/dbeast/dbeast/verifier"
@@ -83,245 +79,34 @@ const fullSQLWarning = "Full SQL is not a sandbox: it runs with the connection a
 
 const mysqlWarning = " A fully qualified name can reach another database."
 
-// fingerprint is a request's parameters without the session token, so the
-// same key with the same parameters is recognised.
-func fingerprint(op string, in any) string {
-	raw, _ := json.Marshal(in)
-	var m map[string]any
-	json.Unmarshal(raw, &m)
-	delete(m, "session_token")
-	delete(m, "request_key")
-	raw, _ = json.Marshal(m)
-	return op + "\x00" + string(raw)
-}
-
-// sourceFor returns the source a connection may use, or the generic
-// resource_unavailable (unknown and unshared sources look the same).
-func (b *Broker) sourceFor(connID string, id SourceID) (Source, *ToolError) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	i := b.sourceIndexLocked(string(id))
-	if i < 0 || !b.effectiveAccessLocked(connID, string(id)).Visible() {
-		return Source{}, toolErr(CodeResourceUnavailable)
-	}
-	return b.state.Sources[i].public(), nil
-}
-
-// newSourceRequest fills the source fields of a request.
-func newSourceRequest(s *Session, src Source, op string) *request {
-	return &request{
-		sessionID: s.ID, connID: s.ConnectionID, clientLabel: s.Label,
-		sourceID: src.ID, alias: src.Alias, kind: string(src.Kind), readOnly: src.ReadOnly,
-		generation: src.Generation, operation: op, opKind: "read",
-	}
-}
-
-// databaseOf is the source's configured database (MySQL's only allowed
-// schema), from the driver without connecting.
-func (b *Broker) databaseOf(id string) string {
-	src, _, ok := b.engineSource(id)
-	d := b.cfg.Drivers[src.Kind]
-	if !ok || d == nil {
-		return ""
-	}
-	info, err := d.Validate(src)
-	if err != nil {
-		return ""
-	}
-	return info.Database
-}
-
-// refusal is the tool error of a verifier refusal: its static message and
-// the details the verifier computed without copying the input (the
-// function's name from our own vocabulary, or the byte offset of a parse
-// error). The allowed functions differ per engine and PostgreSQL's list is
-// long, so the message points to the server instructions, which list
-// them, instead of repeating them in every refusal.
-func refusal(err error, code Code) *ToolError {
-	ref, ok := verifier.AsRefusal(err)
-	if !ok {
-		return toolErr(code)
-	}
-	msg := ref.Message
-	if ref.Code == verifier.CodeFunctionNotAllowed {
-		if ref.Function != "" {
-			msg += ": " + ref.Function
-		}
-		msg += " (the server instructions list the allowed functions per engine)"
-	}
-	if ref.Offset != nil {
-		msg += " near byte offset " + strconv.Itoa(*ref.Offset)
-	}
-	return toolErrMsg(code, msg)
-}
-
-// submit is the common path of every request tool: session, idempotency
-// key, build, authorization, limits, then dispatch. It never waits for a
-// person; a request covered without a prompt may complete before the
-// reply (waiting at most a moment).
-func (b *Broker) submit(ctx context.Context, c Call, tok SessionToken, key RequestKey, fp string, build func(*Session) (*request, *ToolError)) (_ *requestOut, err error) {
-	s, terr := b.session(c.ConnectionID, string(tok))
-	if terr != nil {
-		return nil, terr
-	}
-	defer func() { b.recordRefusal(c.ConnectionID, s.ID, err) }() // refusals and limit errors reach Activity
-	k := strings.ToLower(string(key))
-	b.reqs.mu.Lock()
-	b.sweepRequestsLocked()
-	if out, terr, done := b.keyLookupLocked(s.ID, k, fp); done {
-		b.reqs.mu.Unlock()
-		return out, terr
-	}
-	b.reqs.mu.Unlock()
-
-	r, terr := build(s)
-	if terr != nil {
-		return nil, terr
-	}
-	r.key, r.fingerprint = k, fp
-	r.scopes = scopesFor(r)
-
-	b.reqs.mu.Lock()
-	b.sweepRequestsLocked()
-	if out, terr, done := b.keyLookupLocked(s.ID, k, fp); done {
-		b.reqs.mu.Unlock()
-		return out, terr
-	}
-	if !b.sessionAlive(s.ID) {
-		b.reqs.mu.Unlock()
-		return nil, toolErr(CodeSessionExpired)
-	}
-	if terr := b.admitLocked(s.ConnectionID); terr != nil {
-		b.reqs.mu.Unlock()
-		return nil, terr
-	}
-	now := b.cfg.now()
-	r.id = newID("req_")
-	b.reqs.seq++
-	r.seq, r.createdAt, r.deadline = b.reqs.seq, now, now.Add(DecisionTime)
-	r.status, r.done = StatusPending, make(chan struct{})
-	sr := b.reqs.sessionLocked(s.ID)
-	if b.coverLocked(r).ok {
-		r.auth = authSession
-	} else {
-		ps, pg := b.pendingCountsLocked(s.ID)
-		if ps >= MaxPendingPerSession {
-			b.reqs.mu.Unlock()
-			return nil, toolErrMsg(CodeLimitExceeded, msgPendingSession)
-		}
-		if pg >= MaxPendingGlobal {
-			b.reqs.mu.Unlock()
-			return nil, toolErrMsg(CodeLimitExceeded, msgPendingGlobal)
-		}
-	}
-	sr.keys[k] = keyEntry{fingerprint: fp, requestID: r.id}
-	b.reqs.reqs[r.id] = r
-	b.record(s.ConnectionID, ActivityEntry{Time: now, SessionID: s.ID, RequestID: r.id, Alias: r.alias, Event: "request_created", Status: string(StatusPending), SQL: r.statement})
-	b.dispatchLocked()
-	done := r.done
-	auth := r.auth
-	b.reqs.mu.Unlock()
-
-	if auth == authSession {
-		t := time.NewTimer(2 * time.Second)
-		select {
-		case <-done:
-		case <-t.C:
-		case <-ctx.Done():
-		}
-		t.Stop()
-	}
-	return b.view(s.ID, r.id)
-}
-
-// keyLookupLocked answers a reused key: the same parameters return the
-// same request (never run again), different ones request_conflict. done
-// is false when the key is new and may be reserved.
-func (b *Broker) keyLookupLocked(sessionID, key, fp string) (*requestOut, error, bool) {
-	sr := b.reqs.sessions[sessionID]
-	if sr == nil {
-		return nil, nil, false
-	}
-	if e, ok := sr.keys[key]; ok {
-		if e.fingerprint != fp {
-			return nil, toolErr(CodeRequestConflict), true
-		}
-		if out := b.viewLocked(sessionID, e.requestID); out != nil {
-			return out, nil, true
-		}
-		return nil, toolErr(CodeResourceUnavailable), true
-	}
-	if len(sr.keys) >= MaxKeysPerSession {
-		return nil, toolErrMsg(CodeLimitExceeded, msgKeysExhausted), true
-	}
-	return nil, nil, false
-}
-
-func (b *Broker) view(sessionID, id string) (*requestOut, error) {
-	b.reqs.mu.Lock()
-	defer b.reqs.mu.Unlock()
-	b.sweepRequestsLocked()
-	if out := b.viewLocked(sessionID, id); out != nil {
-		return out, nil
-	}
-	return nil, toolErr(CodeResourceUnavailable)
-}
-
-// viewLocked is the caller's view of its own request. A completed result
-// is released only after the same checks as before running: the source
-// (or document) and, for a request authorized without a prompt, a grant
-// or standing access still covering it. Otherwise it is revoked.
-func (b *Broker) viewLocked(sessionID, id string) *requestOut {
-	r := b.reqs.reqs[id]
-	if r == nil || r.sessionID != sessionID {
-		if sr := b.reqs.sessions[sessionID]; sr != nil {
-			if t, ok := sr.tombs[id]; ok {
-				return viewOf(id, t.status, t.errCode, t.errMsg, nil)
-			}
-		}
-		return nil
-	}
-	if r.status == StatusCompleted {
-		if !b.liveLocked(r) || (r.auth == authSession && !b.coverLocked(r).ok) {
-			b.revokeLocked(r)
-		}
-	}
-	var res any
-	if r.status == StatusCompleted {
-		res = r.result
-		r.delivered = true
-	}
-	return viewOf(r.id, r.status, r.errCode, r.errMsg, res)
-}
-
 func (b *Broker) toolListTables(ctx context.Context, c Call, in listTablesIn) (*requestOut, error) {
-	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint("list_tables", in), func(s *Session) (*request, *ToolError) {
+	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint(opListTables, in), func(s *Session) (*request, *ToolError) {
 		src, terr := b.sourceFor(c.ConnectionID, in.SourceID)
 		if terr != nil {
 			return nil, terr
 		}
-		r := newSourceRequest(s, src, "list_tables")
-		r.opKind, r.statement = "metadata", "list the tables of "+src.Alias
+		r := newSourceRequest(s, src, opListTables)
+		r.statement = "list the tables of " + src.Alias
 		return r, nil
 	})
 }
 
 func (b *Broker) toolDescribeTable(ctx context.Context, c Call, in describeTableIn) (*requestOut, error) {
-	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint("describe_table", in), func(s *Session) (*request, *ToolError) {
+	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint(opDescribeTable, in), func(s *Session) (*request, *ToolError) {
 		src, terr := b.sourceFor(c.ConnectionID, in.SourceID)
 		if terr != nil {
 			return nil, terr
 		}
 		t := verifier.Table{Schema: in.Table.Schema, Name: in.Table.Name}
-		r := newSourceRequest(s, src, "describe_table")
-		r.opKind, r.statement = "metadata", "describe table "+quoteIdent(src.Kind, t.Schema)+"."+quoteIdent(src.Kind, t.Name)
+		r := newSourceRequest(s, src, opDescribeTable)
+		r.statement = "describe table " + quoteIdent(src.Kind, t.Schema) + "." + quoteIdent(src.Kind, t.Name)
 		r.table, r.tables = &t, []verifier.Table{t}
 		return r, nil
 	})
 }
 
 func (b *Broker) toolReadTable(ctx context.Context, c Call, in readTableIn) (*requestOut, error) {
-	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint("read_table", in), func(s *Session) (*request, *ToolError) {
+	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint(opReadTable, in), func(s *Session) (*request, *ToolError) {
 		src, terr := b.sourceFor(c.ConnectionID, in.SourceID)
 		if terr != nil {
 			return nil, terr
@@ -331,14 +116,14 @@ func (b *Broker) toolReadTable(ctx context.Context, c Call, in readTableIn) (*re
 		if err != nil {
 			return nil, refusal(err, CodeUnsupportedSafeRead)
 		}
-		r := newSourceRequest(s, src, "read_table")
+		r := newSourceRequest(s, src, opReadTable)
 		r.verdict, r.statement, r.tables = v, v.NormalizedSQL, v.Tables
 		return r, nil
 	})
 }
 
 func (b *Broker) toolQuerySQL(ctx context.Context, c Call, in sqlIn) (*requestOut, error) {
-	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint("query_sql", in), func(s *Session) (*request, *ToolError) {
+	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint(opQuerySQL, in), func(s *Session) (*request, *ToolError) {
 		src, terr := b.sourceFor(c.ConnectionID, in.SourceID)
 		if terr != nil {
 			return nil, terr
@@ -347,14 +132,14 @@ func (b *Broker) toolQuerySQL(ctx context.Context, c Call, in sqlIn) (*requestOu
 		if err != nil {
 			return nil, refusal(err, CodeUnsupportedSafeRead)
 		}
-		r := newSourceRequest(s, src, "query_sql")
+		r := newSourceRequest(s, src, opQuerySQL)
 		r.verdict, r.statement, r.tables = v, v.NormalizedSQL, v.Tables
 		return r, nil
 	})
 }
 
 func (b *Broker) toolRequestSQL(ctx context.Context, c Call, in sqlIn) (*requestOut, error) {
-	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint("request_sql", in), func(s *Session) (*request, *ToolError) {
+	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint(opRequestSQL, in), func(s *Session) (*request, *ToolError) {
 		src, terr := b.sourceFor(c.ConnectionID, in.SourceID)
 		if terr != nil {
 			return nil, terr
@@ -366,8 +151,8 @@ func (b *Broker) toolRequestSQL(ctx context.Context, c Call, in sqlIn) (*request
 		if _, err := dialect.Verify(verifier.Input{Dialect: d, SQL: in.SQL, Mode: verifier.ModeFull}); err != nil {
 			return nil, refusal(err, CodeInvalidInput)
 		}
-		r := newSourceRequest(s, src, "request_sql")
-		r.write, r.opKind, r.fullSQL, r.statement = true, "full", in.SQL, in.SQL
+		r := newSourceRequest(s, src, opRequestSQL)
+		r.fullSQL, r.statement = in.SQL, in.SQL
 		r.warning = fullSQLWarning
 		if src.Kind == engines.MySQL {
 			r.warning += mysqlWarning
@@ -389,7 +174,7 @@ func (b *Broker) toolRequestSQL(ctx context.Context, c Call, in sqlIn) (*request
 }
 
 func (b *Broker) toolReadOpenFile(ctx context.Context, c Call, in readOpenFileIn) (*requestOut, error) {
-	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint("read_open_file", in), func(s *Session) (*request, *ToolError) {
+	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint(opReadOpenFile, in), func(s *Session) (*request, *ToolError) {
 		b.reqs.mu.Lock()
 		defer b.reqs.mu.Unlock()
 		d := b.documentForLocked(s.ConnectionID, string(in.FileID))
@@ -406,7 +191,7 @@ func (b *Broker) toolReadOpenFile(ctx context.Context, c Call, in readOpenFileIn
 		r := &request{
 			sessionID: s.ID, connID: s.ConnectionID, clientLabel: s.Label,
 			fileID: d.id, alias: d.alias, kind: "document", readOnly: true, generation: d.version,
-			operation: "read_open_file", opKind: "document",
+			operation: opReadOpenFile, opKind: opReadOpenFile.info().kind,
 			doc: &docRead{fileID: d.id, version: d.version, offset: off, text: text, total: len(d.text), eof: off+len(text) == len(d.text)},
 		}
 		r.statement = docStatement(d.alias, d.version, off, len(text))

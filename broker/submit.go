@@ -1,0 +1,236 @@
+package broker
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbeast/dbeast/verifier"
+)
+
+// fingerprint is a request's parameters without the session token, so the
+// same key with the same parameters is recognised.
+func fingerprint(o op, in any) string {
+	raw, _ := json.Marshal(in)
+	var m map[string]any
+	json.Unmarshal(raw, &m)
+	delete(m, "session_token")
+	delete(m, "request_key")
+	raw, _ = json.Marshal(m)
+	return string(o) + "\x00" + string(raw)
+}
+
+// sourceFor returns the source a connection may use, or the generic
+// resource_unavailable (unknown and unshared sources look the same).
+func (b *Broker) sourceFor(connID string, id SourceID) (Source, *ToolError) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	i := b.sourceIndexLocked(string(id))
+	if i < 0 || !b.effectiveAccessLocked(connID, string(id)).Visible() {
+		return Source{}, toolErr(CodeResourceUnavailable)
+	}
+	return b.state.Sources[i].public(), nil
+}
+
+// newSourceRequest fills the source fields of a request.
+func newSourceRequest(s *Session, src Source, o op) *request {
+	info := o.info()
+	return &request{
+		sessionID: s.ID, connID: s.ConnectionID, clientLabel: s.Label,
+		sourceID: src.ID, alias: src.Alias, kind: string(src.Kind), readOnly: src.ReadOnly,
+		generation: src.Generation, operation: o, opKind: info.kind, write: info.write,
+	}
+}
+
+// databaseOf is the source's configured database (MySQL's only allowed
+// schema), from the driver without connecting.
+func (b *Broker) databaseOf(id string) string {
+	src, _, ok := b.engineSource(id)
+	d := b.cfg.Drivers[src.Kind]
+	if !ok || d == nil {
+		return ""
+	}
+	info, err := d.Validate(src)
+	if err != nil {
+		return ""
+	}
+	return info.Database
+}
+
+// refusal is the tool error of a verifier refusal: its static message and
+// the details the verifier computed without copying the input (the
+// function's name from our own vocabulary, or the byte offset of a parse
+// error). The allowed functions differ per engine and PostgreSQL's list is
+// long, so the message points to the server instructions, which list
+// them, instead of repeating them in every refusal.
+func refusal(err error, code Code) *ToolError {
+	ref, ok := verifier.AsRefusal(err)
+	if !ok {
+		return toolErr(code)
+	}
+	msg := ref.Message
+	if ref.Code == verifier.CodeFunctionNotAllowed {
+		if ref.Function != "" {
+			msg += ": " + ref.Function
+		}
+		msg += " (the server instructions list the allowed functions per engine)"
+	}
+	if ref.Offset != nil {
+		msg += " near byte offset " + strconv.Itoa(*ref.Offset)
+	}
+	return toolErrMsg(code, msg)
+}
+
+// submit is the common path of every request tool: session, idempotency
+// key, build, then reserve (authorization, limits, dispatch). It never
+// waits for a person; a request covered without a prompt may complete
+// before the reply (waiting at most a moment).
+func (b *Broker) submit(ctx context.Context, c Call, tok SessionToken, key RequestKey, fp string, build func(*Session) (*request, *ToolError)) (_ *requestOut, err error) {
+	s, terr := b.session(c.ConnectionID, string(tok))
+	if terr != nil {
+		return nil, terr
+	}
+	defer func() { b.recordRefusal(c.ConnectionID, s.ID, err) }() // refusals and limit errors reach Activity
+	k := strings.ToLower(string(key))
+	if out, kerr, done := b.lookupKey(s.ID, k, fp); done {
+		return out, kerr
+	}
+	r, terr := build(s)
+	if terr != nil {
+		return nil, terr
+	}
+	r.key, r.fingerprint = k, fp
+	r.scopes = scopesFor(r)
+	var out *requestOut
+	var covered <-chan struct{}
+	if out, covered, err = b.reserve(s, r); out != nil || err != nil {
+		return out, err
+	}
+	if covered != nil {
+		t := time.NewTimer(2 * time.Second)
+		select {
+		case <-covered:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+	}
+	return b.view(s.ID, r.id)
+}
+
+// lookupKey is keyLookupLocked under reqState.mu, after a sweep.
+func (b *Broker) lookupKey(sessionID, key, fp string) (*requestOut, error, bool) {
+	b.reqs.mu.Lock()
+	defer b.reqs.mu.Unlock()
+	b.sweepRequestsLocked()
+	return b.keyLookupLocked(sessionID, key, fp)
+}
+
+// reserve is submit's one step under reqState.mu: it looks the key up
+// again (another call may have taken it while r was built), checks the
+// session and the admission limits, authorizes r by a grant or standing
+// access or else counts it against the pending limits, then stores it
+// under its key and dispatches. A reused key returns its answer (out or
+// err); a refusal returns err; a stored request returns neither, with
+// covered set to r.done when r runs without a prompt.
+func (b *Broker) reserve(s *Session, r *request) (out *requestOut, covered <-chan struct{}, err error) {
+	b.reqs.mu.Lock()
+	defer b.reqs.mu.Unlock()
+	b.sweepRequestsLocked()
+	if out, kerr, done := b.keyLookupLocked(s.ID, r.key, r.fingerprint); done {
+		return out, nil, kerr
+	}
+	if !b.sessionAlive(s.ID) {
+		return nil, nil, toolErr(CodeSessionExpired)
+	}
+	if terr := b.admitLocked(s.ConnectionID); terr != nil {
+		return nil, nil, terr
+	}
+	now := b.cfg.now()
+	r.id = newID("req_")
+	b.reqs.seq++
+	r.seq, r.createdAt, r.deadline = b.reqs.seq, now, now.Add(DecisionTime)
+	r.status, r.done = StatusPending, make(chan struct{})
+	sr := b.reqs.sessionLocked(s.ID) // before coverLocked, which needs it
+	if b.coverLocked(r).ok {
+		r.auth = authSession
+	} else {
+		ps, pg := b.pendingCountsLocked(s.ID)
+		if ps >= MaxPendingPerSession {
+			return nil, nil, toolErrMsg(CodeLimitExceeded, msgPendingSession)
+		}
+		if pg >= MaxPendingGlobal {
+			return nil, nil, toolErrMsg(CodeLimitExceeded, msgPendingGlobal)
+		}
+	}
+	sr.keys[r.key] = keyEntry{fingerprint: r.fingerprint, requestID: r.id}
+	b.reqs.reqs[r.id] = r
+	b.record(s.ConnectionID, ActivityEntry{Time: now, SessionID: s.ID, RequestID: r.id, Alias: r.alias, Event: "request_created", Status: string(StatusPending), SQL: r.statement})
+	b.dispatchLocked()
+	if r.auth == authSession {
+		covered = r.done
+	}
+	return nil, covered, nil
+}
+
+// keyLookupLocked answers a reused key: the same parameters return the
+// same request (never run again), different ones request_conflict. done
+// is false when the key is new and may be reserved.
+func (b *Broker) keyLookupLocked(sessionID, key, fp string) (*requestOut, error, bool) {
+	sr := b.reqs.sessions[sessionID]
+	if sr == nil {
+		return nil, nil, false
+	}
+	if e, ok := sr.keys[key]; ok {
+		if e.fingerprint != fp {
+			return nil, toolErr(CodeRequestConflict), true
+		}
+		if out := b.viewLocked(sessionID, e.requestID); out != nil {
+			return out, nil, true
+		}
+		return nil, toolErr(CodeResourceUnavailable), true
+	}
+	if len(sr.keys) >= MaxKeysPerSession {
+		return nil, toolErrMsg(CodeLimitExceeded, msgKeysExhausted), true
+	}
+	return nil, nil, false
+}
+
+func (b *Broker) view(sessionID, id string) (*requestOut, error) {
+	b.reqs.mu.Lock()
+	defer b.reqs.mu.Unlock()
+	b.sweepRequestsLocked()
+	if out := b.viewLocked(sessionID, id); out != nil {
+		return out, nil
+	}
+	return nil, toolErr(CodeResourceUnavailable)
+}
+
+// viewLocked is the caller's view of its own request. A completed result
+// is released only after the same checks as before running: the source
+// (or document) and, for a request authorized without a prompt, a grant
+// or standing access still covering it. Otherwise it is revoked.
+func (b *Broker) viewLocked(sessionID, id string) *requestOut {
+	r := b.reqs.reqs[id]
+	if r == nil || r.sessionID != sessionID {
+		if sr := b.reqs.sessions[sessionID]; sr != nil {
+			if t, ok := sr.tombs[id]; ok {
+				return viewOf(id, t.status, t.errCode, t.errMsg, nil)
+			}
+		}
+		return nil
+	}
+	if r.status == StatusCompleted {
+		if !b.liveLocked(r) || (r.auth == authSession && !b.coverLocked(r).ok) {
+			b.revokeLocked(r)
+		}
+	}
+	var res any
+	if r.status == StatusCompleted {
+		res = r.result
+		r.delivered = true
+	}
+	return viewOf(r.id, r.status, r.errCode, r.errMsg, res)
+}
