@@ -109,15 +109,27 @@ func (br *browser) do(what string, steps ...chromedp.Action[chromedp.Void]) {
 }
 
 // value runs one action that returns a value.
+// A read is retried when the page replaced the node between finding and
+// reading it (the periodic re-render of the sessions, activity and
+// sources pages); reading twice changes nothing.
 func value[T any](br *browser, what string, a chromedp.Action[T]) T {
 	br.t.Helper()
-	ctx, cancel := context.WithTimeout(br.ctx, 15*time.Second)
-	defer cancel()
-	v, err := chromedp.Run(ctx, a)
-	if err != nil {
-		br.t.Fatalf("%s: %v", what, err)
+	var err error
+	for range 3 {
+		ctx, cancel := context.WithTimeout(br.ctx, 15*time.Second)
+		var v T
+		v, err = chromedp.Run(ctx, a)
+		cancel()
+		if err == nil {
+			return v
+		}
+		if !strings.Contains(err.Error(), "node with given id") {
+			break
+		}
 	}
-	return v
+	br.t.Fatalf("%s: %v", what, err)
+	var zero T
+	return zero
 }
 
 // void drops an action's value so it can be a step.

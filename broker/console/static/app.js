@@ -1518,6 +1518,15 @@
     run();
   }
 
+  // The periodic re-render also waits while the person is acting on the
+  // page: a row replaced between pointing and clicking would take the
+  // click away (or give it to whatever took the row's place).
+  const QUIET_MS = 3000;
+  let lastInput = 0;
+  for (const ev of ["pointerdown", "keydown", "wheel"]) {
+    document.addEventListener(ev, function () { lastInput = Date.now(); }, { capture: true, passive: true });
+  }
+
   let running = false;
   function run() {
     if (running) { show(); return; }
@@ -1534,7 +1543,7 @@
       // action waits for its confirming click, or the armed button would
       // vanish under the person's cursor.
       if (ticks % 3 === 0 && (route === "sessions" || route === "activity" || route === "sources") &&
-          !document.querySelector(".confirming")) refreshPage();
+          !document.querySelector(".confirming") && Date.now() - lastInput > QUIET_MS) refreshPage();
     }, POLL_MS);
   }
   start();
