@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"strconv"
 	"testing"
 
 	"github.com/dbeast/dbeast/engines"
@@ -248,5 +249,30 @@ func TestFunctionGuardAnalytics(t *testing.T) {
 			}
 			wantErr(t, err, engines.CodeDenied, ReasonUnlistedFunction)
 		})
+	}
+}
+
+// TestWindowField: PostgreSQL 18's plans name each window, "w1 AS (…)";
+// the name is no call, and a call inside the definition is still checked.
+// Without windowDefinition every window read was refused on 18.
+func TestWindowField(t *testing.T) {
+	allowed := map[string]bool{"row_number": true}
+	plan := func(window string) []byte {
+		return []byte(`[{"Plan": {"Node Type": "WindowAgg", "Output": ["(row_number() OVER w1)"], "Window": ` + strconv.Quote(window) + `}}]`)
+	}
+	for _, c := range []struct {
+		window string
+		ok     bool
+	}{
+		{"w1 AS ()", true},
+		{"w1 AS (ORDER BY t.id ROWS UNBOUNDED PRECEDING)", true},
+		{"w2 AS (PARTITION BY t.name ORDER BY t.id ROWS BETWEEN '1'::bigint PRECEDING AND CURRENT ROW)", true},
+		{"w1 AS (ORDER BY md5(t.name))", false},
+		{"w1 AS md5(t.name)", false},
+	} {
+		err := checkPlanJSON(plan(c.window), allowed)
+		if (err == nil) != c.ok {
+			t.Errorf("%q: err = %v, want ok = %v", c.window, err, c.ok)
+		}
 	}
 }
