@@ -130,7 +130,7 @@ func (b *Broker) resnapshot(id string) {
 	}
 	path, seen := d.path, d.events
 	b.reqs.mu.Unlock()
-	data, err := readSnapshot(path)
+	data, err := b.readSnapshot(path)
 	b.reqs.mu.Lock()
 	defer b.reqs.mu.Unlock()
 	if b.reqs.docs.docs[id] != d || d.events != seen {
