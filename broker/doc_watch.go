@@ -1,7 +1,9 @@
 package broker
 
 import (
+	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -12,6 +14,20 @@ import (
 // write to a temporary file and a rename.
 const docQuiet = 300 * time.Millisecond
 
+// docMaxWait bounds how long a burst of changes can postpone the
+// re-snapshot: a file written every 100 ms never stays quiet, and the
+// old version must not stay current meanwhile.
+const docMaxWait = 2 * time.Second
+
+// docPoll is how often the files are also stat'ed, as a backstop for
+// changes the watcher cannot see (a lost watch, a network file system)
+// and to re-add the watch of a directory that was moved or removed.
+const docPoll = 2 * time.Second
+
+// problemChanging is why a document whose file kept changing while it
+// was read has no snapshot until the next read succeeds.
+const problemChanging docProblem = "the file kept changing while it was read"
+
 // docWatcher follows the open documents' files. It watches each file's
 // directory, not the file, because editors replace files by renaming a
 // new one over them, which ends a watch on the file itself. Its fields
@@ -20,6 +36,40 @@ type docWatcher struct {
 	fw     *fsnotify.Watcher
 	dirs   map[string]int         // watched directory → documents in it
 	timers map[string]*time.Timer // document id → pending re-snapshot
+	// first is when the pending re-snapshot's burst of events began.
+	first map[string]time.Time
+	// lost holds the directories whose watch ended (the directory was
+	// moved or removed); the poll re-adds them when they are back.
+	lost map[string]bool
+	// seen is each document's file as the last poll found it.
+	seen map[string]fileStamp
+	// dirIDs is each watched directory's identity when its watch was
+	// added: a directory moved away under the watch (by a rename of one of
+	// its parents) is found by the poll and its watch re-added.
+	dirIDs map[string]fileStamp
+	stop   chan struct{}
+}
+
+// fileStamp is what the poll compares: the file's identity, size and
+// modification time, or that it could not be stat'ed.
+type fileStamp struct {
+	ok         bool
+	dev, ino   uint64
+	size, mode int64
+	mtime      int64
+}
+
+// stampOf stats path without following a link.
+func stampOf(path string) fileStamp {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return fileStamp{}
+	}
+	st := fileStamp{ok: true, size: fi.Size(), mode: int64(fi.Mode()), mtime: fi.ModTime().UnixNano()}
+	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+		st.dev, st.ino = uint64(sys.Dev), uint64(sys.Ino)
+	}
+	return st
 }
 
 // watchDocumentLocked starts following d's file. When the platform
@@ -35,24 +85,30 @@ func (b *Broker) watchDocumentLocked(d *document) {
 		if err != nil {
 			return
 		}
-		s.watch = &docWatcher{fw: fw, dirs: map[string]int{}, timers: map[string]*time.Timer{}}
+		s.watch = &docWatcher{fw: fw, dirs: map[string]int{}, timers: map[string]*time.Timer{},
+			first: map[string]time.Time{}, lost: map[string]bool{}, seen: map[string]fileStamp{}, dirIDs: map[string]fileStamp{}, stop: make(chan struct{})}
 		go b.watchLoop(s.watch)
+		go b.pollLoop(s.watch)
 	}
 	w := s.watch
 	dir := filepath.Dir(d.path)
-	if w.dirs[dir] == 0 {
+	w.dirs[dir]++
+	if w.dirs[dir] == 1 {
+		id := stampOf(dir)
 		if err := w.fw.Add(dir); err != nil {
-			return
+			// Not there (yet): the poll adds the watch when it is.
+			w.lost[dir] = true
+		} else {
+			w.dirIDs[dir] = id
 		}
 	}
-	w.dirs[dir]++
-	d.followed = true
+	d.followed = !w.lost[dir]
 }
 
 // unwatchDocumentLocked stops following d's file. reqs.mu must be held.
 func (b *Broker) unwatchDocumentLocked(d *document) {
 	w := b.reqs.docs.watch
-	if w == nil || !d.followed {
+	if w == nil {
 		return
 	}
 	d.followed = false
@@ -60,10 +116,19 @@ func (b *Broker) unwatchDocumentLocked(d *document) {
 		t.Stop()
 		delete(w.timers, d.id)
 	}
+	delete(w.first, d.id)
+	delete(w.seen, d.id)
 	dir := filepath.Dir(d.path)
+	if w.dirs[dir] == 0 {
+		return
+	}
 	if w.dirs[dir]--; w.dirs[dir] <= 0 {
 		delete(w.dirs, dir)
-		w.fw.Remove(dir)
+		if !w.lost[dir] {
+			w.fw.Remove(dir)
+		}
+		delete(w.lost, dir)
+		delete(w.dirIDs, dir)
 	}
 }
 
@@ -76,7 +141,11 @@ func (b *Broker) watchLoop(w *docWatcher) {
 			if !ok {
 				return
 			}
-			b.fileChanged(w, filepath.Clean(ev.Name))
+			name := filepath.Clean(ev.Name)
+			if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+				b.dirGone(w, name)
+			}
+			b.fileChanged(w, name)
 		case _, ok := <-w.fw.Errors:
 			if !ok {
 				return
@@ -96,19 +165,25 @@ func (b *Broker) fileChanged(w *docWatcher, path string) {
 		return
 	}
 	for id, d := range b.reqs.docs.docs {
-		if path != "" && d.path != path {
+		if path != "" && d.path != path && filepath.Dir(d.path) != path {
 			continue
 		}
 		d.events++
 		if t := w.timers[id]; t != nil {
-			t.Reset(docQuiet)
+			wait := docQuiet
+			if left := time.Until(w.first[id].Add(docMaxWait)); left < wait {
+				wait = max(left, 0)
+			}
+			t.Reset(wait)
 			continue
 		}
+		w.first[id] = time.Now()
 		var t *time.Timer
 		t = time.AfterFunc(docQuiet, func() {
 			b.reqs.mu.Lock()
 			if w.timers[id] == t {
 				delete(w.timers, id)
+				delete(w.first, id)
 			}
 			b.reqs.mu.Unlock()
 			b.resnapshot(id)
@@ -119,7 +194,8 @@ func (b *Broker) fileChanged(w *docWatcher, path string) {
 
 // resnapshot is RefreshDocument for the watcher: a read during which a
 // new change event arrived may have seen a half-written file, so it is
-// dropped; the new event's own timer snapshots the file once it is quiet
+// dropped and the document has no snapshot (problemChanging) rather than
+// keeping the old text current; the new event's own timer reads the file
 // again.
 func (b *Broker) resnapshot(id string) {
 	b.reqs.mu.Lock()
@@ -133,10 +209,125 @@ func (b *Broker) resnapshot(id string) {
 	data, err := b.readSnapshot(path)
 	b.reqs.mu.Lock()
 	defer b.reqs.mu.Unlock()
-	if b.reqs.docs.docs[id] != d || d.events != seen {
+	if b.reqs.docs.docs[id] != d {
+		return
+	}
+	if d.events != seen {
+		b.markUnavailableLocked(d, problemChanging)
 		return
 	}
 	b.applySnapshotLocked(d, data, err)
+}
+
+// dirGone handles the end of a watched directory's own watch (it was
+// moved or removed; fsnotify drops the watch): its documents are no
+// longer followed until the poll finds the directory again and re-adds
+// the watch. fileChanged then re-snapshots them.
+func (b *Broker) dirGone(w *docWatcher, dir string) {
+	b.reqs.mu.Lock()
+	defer b.reqs.mu.Unlock()
+	if b.reqs.docs.watch != w || w.dirs[dir] == 0 || w.lost[dir] {
+		return
+	}
+	w.fw.Remove(dir)
+	w.lost[dir] = true
+	for _, d := range b.reqs.docs.docs {
+		if filepath.Dir(d.path) == dir {
+			d.followed = false
+		}
+	}
+}
+
+// pollLoop stats the documents' files every docPoll: a changed stamp
+// schedules a re-snapshot as a change event would, and a lost
+// directory's watch is re-added once the directory is back. The stats
+// are taken outside reqs.mu.
+func (b *Broker) pollLoop(w *docWatcher) {
+	tick := time.NewTicker(docPoll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-w.stop:
+			return
+		case <-tick.C:
+		}
+		b.reqs.mu.Lock()
+		if b.reqs.docs.watch != w {
+			b.reqs.mu.Unlock()
+			return
+		}
+		paths := map[string]string{}
+		for id, d := range b.reqs.docs.docs {
+			paths[id] = d.path
+		}
+		var lost []string
+		watched := map[string]fileStamp{}
+		for dir := range w.dirs {
+			if w.lost[dir] {
+				lost = append(lost, dir)
+			} else {
+				watched[dir] = w.dirIDs[dir]
+			}
+		}
+		b.reqs.mu.Unlock()
+
+		var moved []string
+		for dir, id := range watched {
+			if now := stampOf(dir); !now.ok || now.dev != id.dev || now.ino != id.ino {
+				moved = append(moved, dir)
+			}
+		}
+		for _, dir := range moved {
+			b.dirGone(w, dir)
+			b.fileChanged(w, dir)
+		}
+
+		stamps := make(map[string]fileStamp, len(paths))
+		for id, p := range paths {
+			stamps[id] = stampOf(p)
+		}
+		var back []string
+		for _, dir := range lost {
+			if fi, err := os.Lstat(dir); err == nil && fi.IsDir() {
+				back = append(back, dir)
+			}
+		}
+
+		b.reqs.mu.Lock()
+		if b.reqs.docs.watch != w {
+			b.reqs.mu.Unlock()
+			return
+		}
+		var changed []string
+		for _, dir := range back {
+			id := stampOf(dir)
+			if !w.lost[dir] || w.dirs[dir] == 0 || w.fw.Add(dir) != nil {
+				continue
+			}
+			delete(w.lost, dir)
+			w.dirIDs[dir] = id
+			changed = append(changed, dir)
+			for _, d := range b.reqs.docs.docs {
+				if filepath.Dir(d.path) == dir {
+					d.followed = true
+				}
+			}
+		}
+		for id, st := range stamps {
+			prev, had := w.seen[id]
+			if _, open := b.reqs.docs.docs[id]; !open {
+				continue
+			}
+			w.seen[id] = st
+			if had && prev != st {
+				changed = append(changed, paths[id])
+			}
+		}
+		b.reqs.mu.Unlock()
+		for _, p := range changed {
+			b.fileChanged(w, p)
+		}
+	}
 }
 
 // stopDocWatcher stops following files; Close calls it. The watcher is
@@ -149,6 +340,7 @@ func (b *Broker) stopDocWatcher() {
 	w := s.watch
 	s.watch = nil
 	if w != nil {
+		close(w.stop)
 		for _, t := range w.timers {
 			t.Stop()
 		}
