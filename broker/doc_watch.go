@@ -92,6 +92,7 @@ func (b *Broker) watchDocumentLocked(d *document) {
 	}
 	w := s.watch
 	dir := filepath.Dir(d.path)
+	d.watched = true
 	w.dirs[dir]++
 	if w.dirs[dir] == 1 {
 		id := stampOf(dir)
@@ -108,10 +109,10 @@ func (b *Broker) watchDocumentLocked(d *document) {
 // unwatchDocumentLocked stops following d's file. reqs.mu must be held.
 func (b *Broker) unwatchDocumentLocked(d *document) {
 	w := b.reqs.docs.watch
-	if w == nil {
+	if w == nil || !d.watched {
 		return
 	}
-	d.followed = false
+	d.followed, d.watched = false, false
 	if t := w.timers[d.id]; t != nil {
 		t.Stop()
 		delete(w.timers, d.id)
@@ -119,9 +120,6 @@ func (b *Broker) unwatchDocumentLocked(d *document) {
 	delete(w.first, d.id)
 	delete(w.seen, d.id)
 	dir := filepath.Dir(d.path)
-	if w.dirs[dir] == 0 {
-		return
-	}
 	if w.dirs[dir]--; w.dirs[dir] <= 0 {
 		delete(w.dirs, dir)
 		if !w.lost[dir] {
@@ -345,7 +343,7 @@ func (b *Broker) stopDocWatcher() {
 			t.Stop()
 		}
 		for _, d := range s.docs {
-			d.followed = false
+			d.followed, d.watched = false, false
 		}
 	}
 	b.reqs.mu.Unlock()

@@ -58,6 +58,9 @@ type document struct {
 	sharedWith []string
 	// followed is set while the watcher follows the file's changes.
 	followed bool
+	// watched is set while the document counts in the watcher's
+	// directory counts (even while that directory's watch is lost).
+	watched bool
 	// events counts the watcher's change events for the file.
 	events uint64
 }
