@@ -31,21 +31,31 @@ func (b *Broker) persistDocumentsLocked() error {
 // A file that cannot be snapshotted now stays listed as unavailable with
 // its reason, and is watched so that it comes back when it is fixed.
 func (b *Broker) restoreDocuments() {
-	b.reqs.mu.Lock()
-	defer b.reqs.mu.Unlock()
 	b.mu.Lock()
 	saved := slices.Clone(b.state.Documents)
 	counter := b.state.DocumentCounter
 	b.mu.Unlock()
+	if len(saved) > MaxDocuments {
+		saved = saved[:MaxDocuments]
+	}
+	// The files are read before reqs.mu is taken: a slow or stuck file
+	// must not hold the lock every request needs.
+	type read struct {
+		data []byte
+		err  error
+	}
+	reads := make([]read, len(saved))
+	for i, sd := range saved {
+		reads[i].data, reads[i].err = b.readSnapshot(sd.Path)
+	}
+	b.reqs.mu.Lock()
+	defer b.reqs.mu.Unlock()
 	s := b.reqs.docs
 	s.counter = counter
-	for _, sd := range saved {
-		if len(s.docs) >= MaxDocuments {
-			break
-		}
+	for i, sd := range saved {
 		s.seq++
 		d := &document{id: sd.ID, alias: sd.Alias, path: sd.Path, seq: s.seq, version: 1, sharedWith: slices.Clone(sd.SharedWith)}
-		data, err := readSnapshot(sd.Path)
+		data, err := reads[i].data, reads[i].err
 		if err == nil && s.totalBytes("")+len(data) > MaxAllDocBytes {
 			err = ErrTooMany
 		}

@@ -12,6 +12,20 @@ import (
 // write to a temporary file and a rename.
 const docQuiet = 300 * time.Millisecond
 
+// docMaxWait bounds how long a burst of changes can postpone the
+// re-snapshot: a file written every 100 ms never stays quiet, and the
+// old version must not stay current meanwhile.
+const docMaxWait = 2 * time.Second
+
+// docPoll is how often the files are also stat'ed, as a backstop for
+// changes the watcher cannot see (a lost watch, a network file system)
+// and to re-add the watch of a directory that was moved or removed.
+const docPoll = 2 * time.Second
+
+// problemChanging is why a document whose file kept changing while it
+// was read has no snapshot until the next read succeeds.
+const problemChanging docProblem = "the file kept changing while it was read"
+
 // docWatcher follows the open documents' files. It watches each file's
 // directory, not the file, because editors replace files by renaming a
 // new one over them, which ends a watch on the file itself. Its fields
@@ -20,6 +34,18 @@ type docWatcher struct {
 	fw     *fsnotify.Watcher
 	dirs   map[string]int         // watched directory → documents in it
 	timers map[string]*time.Timer // document id → pending re-snapshot
+	// first is when the pending re-snapshot's burst of events began.
+	first map[string]time.Time
+	// lost holds the directories whose watch ended (the directory was
+	// moved or removed); the poll re-adds them when they are back.
+	lost map[string]bool
+	// seen is each document's file as the last poll found it.
+	seen map[string]fileStamp
+	// dirIDs is each watched directory's identity when its watch was
+	// added: a directory moved away under the watch (by a rename of one of
+	// its parents) is found by the poll and its watch re-added.
+	dirIDs map[string]fileStamp
+	stop   chan struct{}
 }
 
 // watchDocumentLocked starts following d's file. When the platform
@@ -35,35 +61,48 @@ func (b *Broker) watchDocumentLocked(d *document) {
 		if err != nil {
 			return
 		}
-		s.watch = &docWatcher{fw: fw, dirs: map[string]int{}, timers: map[string]*time.Timer{}}
+		s.watch = &docWatcher{fw: fw, dirs: map[string]int{}, timers: map[string]*time.Timer{},
+			first: map[string]time.Time{}, lost: map[string]bool{}, seen: map[string]fileStamp{}, dirIDs: map[string]fileStamp{}, stop: make(chan struct{})}
 		go b.watchLoop(s.watch)
+		go b.pollLoop(s.watch)
 	}
 	w := s.watch
 	dir := filepath.Dir(d.path)
-	if w.dirs[dir] == 0 {
+	d.watched = true
+	w.dirs[dir]++
+	if w.dirs[dir] == 1 {
+		id := stampOf(dir)
 		if err := w.fw.Add(dir); err != nil {
-			return
+			// Not there (yet): the poll adds the watch when it is.
+			w.lost[dir] = true
+		} else {
+			w.dirIDs[dir] = id
 		}
 	}
-	w.dirs[dir]++
-	d.followed = true
+	d.followed = !w.lost[dir]
 }
 
 // unwatchDocumentLocked stops following d's file. reqs.mu must be held.
 func (b *Broker) unwatchDocumentLocked(d *document) {
 	w := b.reqs.docs.watch
-	if w == nil || !d.followed {
+	if w == nil || !d.watched {
 		return
 	}
-	d.followed = false
+	d.followed, d.watched = false, false
 	if t := w.timers[d.id]; t != nil {
 		t.Stop()
 		delete(w.timers, d.id)
 	}
+	delete(w.first, d.id)
+	delete(w.seen, d.id)
 	dir := filepath.Dir(d.path)
 	if w.dirs[dir]--; w.dirs[dir] <= 0 {
 		delete(w.dirs, dir)
-		w.fw.Remove(dir)
+		if !w.lost[dir] {
+			w.fw.Remove(dir)
+		}
+		delete(w.lost, dir)
+		delete(w.dirIDs, dir)
 	}
 }
 
@@ -76,7 +115,11 @@ func (b *Broker) watchLoop(w *docWatcher) {
 			if !ok {
 				return
 			}
-			b.fileChanged(w, filepath.Clean(ev.Name))
+			name := filepath.Clean(ev.Name)
+			if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+				b.dirGone(w, name)
+			}
+			b.fileChanged(w, name)
 		case _, ok := <-w.fw.Errors:
 			if !ok {
 				return
@@ -96,19 +139,25 @@ func (b *Broker) fileChanged(w *docWatcher, path string) {
 		return
 	}
 	for id, d := range b.reqs.docs.docs {
-		if path != "" && d.path != path {
+		if path != "" && d.path != path && filepath.Dir(d.path) != path {
 			continue
 		}
 		d.events++
 		if t := w.timers[id]; t != nil {
-			t.Reset(docQuiet)
+			wait := docQuiet
+			if left := time.Until(w.first[id].Add(docMaxWait)); left < wait {
+				wait = max(left, 0)
+			}
+			t.Reset(wait)
 			continue
 		}
+		w.first[id] = time.Now()
 		var t *time.Timer
 		t = time.AfterFunc(docQuiet, func() {
 			b.reqs.mu.Lock()
 			if w.timers[id] == t {
 				delete(w.timers, id)
+				delete(w.first, id)
 			}
 			b.reqs.mu.Unlock()
 			b.resnapshot(id)
@@ -119,7 +168,8 @@ func (b *Broker) fileChanged(w *docWatcher, path string) {
 
 // resnapshot is RefreshDocument for the watcher: a read during which a
 // new change event arrived may have seen a half-written file, so it is
-// dropped; the new event's own timer snapshots the file once it is quiet
+// dropped and the document has no snapshot (problemChanging) rather than
+// keeping the old text current; the new event's own timer reads the file
 // again.
 func (b *Broker) resnapshot(id string) {
 	b.reqs.mu.Lock()
@@ -130,13 +180,36 @@ func (b *Broker) resnapshot(id string) {
 	}
 	path, seen := d.path, d.events
 	b.reqs.mu.Unlock()
-	data, err := readSnapshot(path)
+	data, err := b.readSnapshot(path)
 	b.reqs.mu.Lock()
 	defer b.reqs.mu.Unlock()
-	if b.reqs.docs.docs[id] != d || d.events != seen {
+	if b.reqs.docs.docs[id] != d {
+		return
+	}
+	if d.events != seen {
+		b.markUnavailableLocked(d, problemChanging)
 		return
 	}
 	b.applySnapshotLocked(d, data, err)
+}
+
+// dirGone handles the end of a watched directory's own watch (it was
+// moved or removed; fsnotify drops the watch): its documents are no
+// longer followed until the poll finds the directory again and re-adds
+// the watch. fileChanged then re-snapshots them.
+func (b *Broker) dirGone(w *docWatcher, dir string) {
+	b.reqs.mu.Lock()
+	defer b.reqs.mu.Unlock()
+	if b.reqs.docs.watch != w || w.dirs[dir] == 0 || w.lost[dir] {
+		return
+	}
+	w.fw.Remove(dir)
+	w.lost[dir] = true
+	for _, d := range b.reqs.docs.docs {
+		if filepath.Dir(d.path) == dir {
+			d.followed = false
+		}
+	}
 }
 
 // stopDocWatcher stops following files; Close calls it. The watcher is
@@ -149,11 +222,12 @@ func (b *Broker) stopDocWatcher() {
 	w := s.watch
 	s.watch = nil
 	if w != nil {
+		close(w.stop)
 		for _, t := range w.timers {
 			t.Stop()
 		}
 		for _, d := range s.docs {
-			d.followed = false
+			d.followed, d.watched = false, false
 		}
 	}
 	b.reqs.mu.Unlock()

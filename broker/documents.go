@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -59,6 +58,9 @@ type document struct {
 	sharedWith []string
 	// followed is set while the watcher follows the file's changes.
 	followed bool
+	// watched is set while the document counts in the watcher's
+	// directory counts (even while that directory's watch is lost).
+	watched bool
 	// events counts the watcher's change events for the file.
 	events uint64
 }
@@ -112,22 +114,25 @@ func (d *document) info() DocumentInfo {
 	}
 }
 
-// readSnapshot reads a text file of at most MaxDocumentBytes. Its errors
-// wrap ErrBadDocument and a docProblem.
-func readSnapshot(path string) ([]byte, error) {
+// readSnapshot reads a text file of at most MaxDocumentBytes through
+// openDocFile: never through a symbolic link, never a FIFO or device
+// (which could block the reader forever), never a file holding the
+// console token or in the state directory. Its errors wrap
+// ErrBadDocument and a docProblem. It must not be called with reqs.mu
+// held: a read may be slow.
+func (b *Broker) readSnapshot(path string) ([]byte, error) {
 	bad := func(p docProblem) error { return fmt.Errorf("%w: %w", ErrBadDocument, p) }
 	if !filepath.IsAbs(path) {
 		return nil, bad(problemUnreadable)
 	}
-	fh, err := os.Open(path)
+	if b.protectedPath(path) {
+		return nil, bad(problemProtected)
+	}
+	fh, err := openDocFile(path)
 	if err != nil {
-		return nil, bad(problemUnreadable)
+		return nil, bad(problemOf(err))
 	}
 	defer fh.Close()
-	fi, err := fh.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil, bad(problemUnreadable)
-	}
 	data, err := io.ReadAll(io.LimitReader(fh, MaxDocumentBytes+1))
 	switch {
 	case err != nil:
@@ -136,6 +141,8 @@ func readSnapshot(path string) ([]byte, error) {
 		return nil, bad(problemTooLarge)
 	case !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0:
 		return nil, bad(problemNotText)
+	case b.consoleToken != "" && bytes.Contains(data, []byte(b.consoleToken)):
+		return nil, bad(problemProtected)
 	}
 	return data, nil
 }
@@ -166,10 +173,11 @@ func (b *Broker) openDocument(path, alias string, sharedWith []string) (Document
 	if !validLabel(alias) {
 		return DocumentInfo{}, ErrBadAlias
 	}
-	if filepath.IsAbs(path) {
-		path = filepath.Clean(path)
+	path, err := b.resolveDocPath(path)
+	if err != nil {
+		return DocumentInfo{}, err
 	}
-	data, err := readSnapshot(path)
+	data, err := b.readSnapshot(path)
 	if err != nil {
 		return DocumentInfo{}, err
 	}
@@ -226,7 +234,7 @@ func (b *Broker) RefreshDocument(id string) (DocumentInfo, error) {
 	}
 	path := d.path
 	b.reqs.mu.Unlock()
-	data, err := readSnapshot(path)
+	data, err := b.readSnapshot(path)
 	b.reqs.mu.Lock()
 	defer b.reqs.mu.Unlock()
 	if b.reqs.docs.docs[id] != d {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dbeast/dbeast/engines"
 	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // SourceEdit is what the console sends to change a source. A nil field
@@ -145,6 +146,9 @@ func applyConfigEdit(s *savedSource, ed SourceEdit) error {
 			if err != nil {
 				return err
 			}
+			if err := checkPasswordSet(s.Kind, s.DSN, dsn, *ed.Password); err != nil {
+				return err
+			}
 			s.DSN = dsn
 		}
 	}
@@ -190,6 +194,8 @@ func withPassword(kind engines.Kind, dsn, password string) (string, error) {
 				user = u.User.Username()
 			}
 			u.User = url.UserPassword(user, password)
+			// A password in the query overrides the userinfo's in pgx.
+			u.RawQuery = withoutQueryKey(u.RawQuery, "password")
 			return u.String(), nil
 		}
 		rest, err := withoutKeyword(dsn, "password")
@@ -207,6 +213,61 @@ func withPassword(kind engines.Kind, dsn, password string) (string, error) {
 		return cfg.FormatDSN(), nil
 	}
 	return "", ErrBadEdit
+}
+
+// errPasswordNotSet is why a password edit is refused: the driver would
+// read the new DSN with another password, or with another host, port,
+// user or database than before.
+var errPasswordNotSet = errors.New("broker: the driver would not read the new password from this DSN")
+
+// checkPasswordSet parses the DSN before (old) and after (next) a
+// password edit with the driver's own parser and refuses the edit unless
+// the driver reads exactly password and the same host, port, user and
+// database as before. The errors never carry the DSN.
+func checkPasswordSet(kind engines.Kind, old, next, password string) error {
+	refuse := fmt.Errorf("%w: %w", ErrInvalidSource, errPasswordNotSet)
+	switch kind {
+	case engines.Postgres:
+		a, err := pgconn.ParseConfig(old)
+		if err != nil {
+			return refuse
+		}
+		b, err := pgconn.ParseConfig(next)
+		// An empty password may be filled from the password file.
+		if err != nil || (password != "" && b.Password != password) ||
+			a.Host != b.Host || a.Port != b.Port || a.User != b.User || a.Database != b.Database {
+			return refuse
+		}
+	case engines.MySQL:
+		a, err := mysql.ParseDSN(old)
+		if err != nil {
+			return refuse
+		}
+		b, err := mysql.ParseDSN(next)
+		if err != nil || b.Passwd != password || a.Net != b.Net || a.Addr != b.Addr || a.User != b.User || a.DBName != b.DBName {
+			return refuse
+		}
+	default:
+		return ErrBadEdit
+	}
+	return nil
+}
+
+// withoutQueryKey returns a raw URL query without the entries named key
+// (compared unescaped), the others kept as written.
+func withoutQueryKey(raw, key string) string {
+	if raw == "" {
+		return raw
+	}
+	var kept []string
+	for _, part := range strings.Split(raw, "&") {
+		name, _, _ := strings.Cut(part, "=")
+		if n, err := url.QueryUnescape(name); err == nil && n == key {
+			continue
+		}
+		kept = append(kept, part)
+	}
+	return strings.Join(kept, "&")
 }
 
 // TestSource connects to a source once with its current configuration

@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -275,5 +276,70 @@ func TestWithPassword(t *testing.T) {
 	}
 	if _, err := withPassword(engines.SQLite, "", "x"); err == nil {
 		t.Error("sqlite has no password")
+	}
+}
+
+// TestPasswordEditQueryPassword: a PostgreSQL URL whose query carries a
+// password (which pgx prefers to the userinfo's) gets the new password
+// and loses the old one, and an edit the driver would read with another
+// password, host, user or database is refused. Checked to fail before
+// the fix: withPassword kept "&password=OLD", which pgx read.
+func TestPasswordEditQueryPassword(t *testing.T) {
+	for _, dsn := range []string{
+		"postgres://u:old@h/db?sslmode=disable&password=OLD",
+		"postgres://h/db?password=OLD&sslmode=disable",
+		"postgresql://u@h/db?pass%77ord=OLD",
+	} {
+		out, err := withPassword(engines.Postgres, dsn, "NEW")
+		if err != nil {
+			t.Fatalf("withPassword(%q): %v", dsn, err)
+		}
+		cfg, err := pgconn.ParseConfig(out)
+		if err != nil || cfg.Password != "NEW" || strings.Contains(out, "OLD") {
+			t.Errorf("withPassword(%q) = %q: pgx reads %v", dsn, out, err)
+		}
+		if err := checkPasswordSet(engines.Postgres, dsn, out, "NEW"); err != nil {
+			t.Errorf("checkPasswordSet(%q): %v", dsn, err)
+		}
+	}
+	for _, c := range []struct {
+		kind             engines.Kind
+		old, next, label string
+	}{
+		{engines.Postgres, "postgres://u@h/db", "postgres://u:NEW@h/db?password=OLD", "another password"},
+		{engines.Postgres, "postgres://u@h/db", "postgres://u:NEW@h/db?host=evil", "another host"},
+		{engines.Postgres, "postgres://u@h/db", "postgres://u:NEW@h/db?user=admin", "another user"},
+		{engines.Postgres, "postgres://u@h/db", "postgres://u:NEW@h/other", "another database"},
+		{engines.MySQL, "u@tcp(h:3306)/db", "u:NEW@tcp(evil:3306)/db", "another host"},
+		{engines.MySQL, "u@tcp(h:3306)/db", "u:OLD@tcp(h:3306)/db", "another password"},
+	} {
+		err := checkPasswordSet(c.kind, c.old, c.next, "NEW")
+		if !errors.Is(err, ErrInvalidSource) || strings.Contains(err.Error(), "evil") {
+			t.Errorf("%s %s: %v", c.kind, c.label, err)
+		}
+	}
+}
+
+// TestSourceEditQueryPasswordHTTP: over the console's PATCH, a source
+// whose URL has password=OLD in its query ends with a DSN that pgx reads
+// as the new password, and it still connects.
+func TestSourceEditQueryPasswordHTTP(t *testing.T) {
+	dsn := postgresFixture(t)
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	e := serverEnv(t, engines.Postgres, dsn+sep+"password=OLD")
+	if st, out := e.editSource(e.srcID, map[string]any{"password": "NEW"}); st != http.StatusOK {
+		t.Fatalf("password edit: %d %v", st, out)
+	}
+	e.b.mu.Lock()
+	saved := e.b.state.Sources[e.b.sourceIndexLocked(e.srcID)].DSN
+	e.b.mu.Unlock()
+	if cfg, err := pgconn.ParseConfig(saved); err != nil || cfg.Password != "NEW" {
+		t.Fatalf("pgx reads the edited DSN with another password (%v)", err)
+	}
+	if st, h := e.testSource(); st != http.StatusOK || !h.OK {
+		t.Fatalf("test connection after the edit: %d %+v", st, h)
 	}
 }
