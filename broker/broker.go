@@ -61,6 +61,9 @@ type Broker struct {
 	consoleSrv  *http.Server
 	stopJanitor chan struct{}
 	closed      bool
+
+	// bursts counts MCP requests for the janitor (memory.go).
+	bursts burstTracker
 }
 
 // New loads the saved state and builds the broker without listening.
@@ -180,6 +183,7 @@ func (b *Broker) recoverHTTP(name string, h http.Handler) http.Handler {
 				panic(http.ErrAbortHandler)
 			}
 		}()
+		b.bursts.request()
 		h.ServeHTTP(w, r)
 	})
 }
@@ -311,7 +315,8 @@ func (b *Broker) Close() error {
 	return err
 }
 
-// janitor ends idle and expired sessions even when nobody calls.
+// janitor ends idle and expired sessions even when nobody calls, and
+// gives a burst's memory back to the OS once it has ended (memory.go).
 func (b *Broker) janitor(stop chan struct{}) {
 	t := time.NewTicker(15 * time.Second)
 	defer t.Stop()
@@ -324,6 +329,9 @@ func (b *Broker) janitor(stop chan struct{}) {
 			ended := b.sweepLocked(b.cfg.now())
 			b.mu.Unlock()
 			b.runEndHooks(ended)
+			if b.bursts.quietAfterBurst() {
+				returnMemory()
+			}
 		}
 	}
 }
