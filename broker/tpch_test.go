@@ -13,12 +13,14 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dbeast/dbeast/corpus"
 	"github.com/dbeast/dbeast/engines"
 	"github.com/dbeast/dbeast/engines/enginetest"
+	"github.com/dbeast/dbeast/engines/mysql"
 	"github.com/dbeast/dbeast/engines/postgres"
 	"github.com/dbeast/dbeast/engines/sqlite"
 )
@@ -30,7 +32,8 @@ type tpchDirect func(t *testing.T, sql string) ([]string, [][]any)
 // TestTPCHThroughBroker runs the 22 TPC-H queries of the corpus (issue 16)
 // through a real broker over MCP on loopback HTTP: an agent connection
 // with standing read access on the source calls query_sql with each text
-// (the PostgreSQL ones on a private schema) and its rows are compared with
+// (the PostgreSQL ones on a private schema, the MariaDB ones in a private
+// database) and its rows are compared with
 // the server's own answer to the original text, run directly. Rows are
 // compared as sorted multisets of their text cells, with the column names,
 // as the engines' TPC-H tests do: ties in ORDER BY … LIMIT could otherwise
@@ -41,6 +44,11 @@ func TestTPCHThroughBroker(t *testing.T) {
 		dsn, direct := tpchPostgres(t)
 		e := tpchEnv(t, map[string]any{"kind": engines.Postgres, "dsn": dsn})
 		runTPCH(t, e, "postgres", func(s string) string { return strings.ReplaceAll(s, "tpch.", tpchSchemaName+".") }, direct, false)
+	})
+	t.Run("mariadb", func(t *testing.T) {
+		dsn, db, direct := tpchMySQL(t)
+		e := tpchEnv(t, map[string]any{"kind": engines.MySQL, "dsn": dsn})
+		runTPCH(t, e, "mysql", func(s string) string { return strings.ReplaceAll(s, "tpch.", db+".") }, direct, true)
 	})
 	t.Run("sqlite", func(t *testing.T) {
 		path, direct := tpchSQLite(t)
@@ -53,12 +61,12 @@ func TestTPCHThroughBroker(t *testing.T) {
 // engine's own TPC-H test uses dbeast_tpch, so both can run at once.
 const tpchSchemaName = "dbeast_brokertpch"
 
-// tpchEnv starts a broker with the real PostgreSQL and SQLite drivers and
+// tpchEnv starts a broker with the real PostgreSQL, MySQL and SQLite drivers and
 // adds one source described by src.
 func tpchEnv(t *testing.T, src map[string]any) *reqEnv {
 	t.Helper()
 	e := newEnv(t, "", func(b *Broker) {
-		b.cfg.Drivers = map[engines.Kind]engines.Driver{engines.Postgres: postgres.Driver{}, engines.SQLite: sqlite.Driver{}}
+		b.cfg.Drivers = map[engines.Kind]engines.Driver{engines.Postgres: postgres.Driver{}, engines.MySQL: mysql.Driver{}, engines.SQLite: sqlite.Driver{}}
 	})
 	var out map[string]string
 	if st := e.console("POST", "/api/sources", src, &out); st != http.StatusCreated {
@@ -307,6 +315,115 @@ func tpchSQLite(t *testing.T) (string, tpchDirect) {
 				}
 			}
 			out = append(out, vals)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return cols, out
+	}
+}
+
+// tpchMySQL loads enginetest.TPCH into a private database named after the
+// DSN's (<db>_brktpch, so helpers sharing a server do not collide) as the
+// MySQL engine's TPC-H test does, dropped when the test ends, and returns
+// the DSN on it, its name and the direct answer (text protocol on an admin
+// pool). It skips without DBEAST_TEST_MYSQL_DSN.
+func tpchMySQL(t *testing.T) (string, string, tpchDirect) {
+	t.Helper()
+	dsn := os.Getenv("DBEAST_TEST_MYSQL_DSN")
+	if dsn == "" {
+		t.Skip("DBEAST_TEST_MYSQL_DSN is not set: TPC-H through the broker on MySQL/MariaDB needs a live server")
+	}
+	cfg, err := gomysql.ParseDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "dbeast_brktpch"
+	if cfg.DBName != "" {
+		name = cfg.DBName + "_brktpch"
+	}
+	cfg.DBName = ""
+	admin, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close() })
+	ctx := context.Background()
+	for _, s := range []string{"DROP DATABASE IF EXISTS " + name, "CREATE DATABASE " + name} {
+		if _, err := admin.ExecContext(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		if _, err := admin.ExecContext(context.Background(), "DROP DATABASE IF EXISTS "+name); err != nil {
+			t.Errorf("drop: %v", err)
+		}
+	})
+	types := map[string]string{"int": "INT", "dec": "DECIMAL(15,2)", "text": "VARCHAR(200)", "date": "DATE"}
+	for _, tb := range enginetest.TPCH() {
+		cols := make([]string, len(tb.Columns))
+		marks := make([]string, len(tb.Columns))
+		for i, c := range tb.Columns {
+			cols[i] = c[0] + " " + types[c[1]] + " NOT NULL"
+			marks[i] = "?"
+		}
+		key := tb.Columns[0][0]
+		switch tb.Name {
+		case "partsupp":
+			key = "ps_partkey, ps_suppkey"
+		case "lineitem":
+			key = "l_orderkey, l_linenumber"
+		}
+		cols = append(cols, "PRIMARY KEY ("+key+")")
+		if _, err := admin.ExecContext(ctx, "CREATE TABLE "+name+"."+tb.Name+" ("+strings.Join(cols, ", ")+")"); err != nil {
+			t.Fatal(err)
+		}
+		row := "(" + strings.Join(marks, ", ") + ")"
+		for start := 0; start < len(tb.Rows); start += 500 {
+			end := min(start+500, len(tb.Rows))
+			var args []any
+			rows := make([]string, 0, end-start)
+			for _, r := range tb.Rows[start:end] {
+				rows = append(rows, row)
+				args = append(args, r...)
+			}
+			if _, err := admin.ExecContext(ctx, "INSERT INTO "+name+"."+tb.Name+" VALUES "+strings.Join(rows, ", "), args...); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := admin.ExecContext(ctx, "CREATE INDEX lineitem_part ON "+name+".lineitem (l_partkey, l_suppkey)"); err != nil {
+		t.Fatal(err)
+	}
+	cfg.DBName = name
+	return cfg.FormatDSN(), name, func(t *testing.T, q string) ([]string, [][]any) {
+		t.Helper()
+		rows, err := admin.QueryContext(ctx, q)
+		if err != nil {
+			t.Fatalf("server: %v", err)
+		}
+		defer rows.Close()
+		cols, err := rows.Columns()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out [][]any
+		for rows.Next() {
+			vals := make([]sql.RawBytes, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			cells := make([]any, len(vals))
+			for i, v := range vals {
+				if v != nil {
+					cells[i] = string(v)
+				}
+			}
+			out = append(out, cells)
 		}
 		if err := rows.Err(); err != nil {
 			t.Fatal(err)
