@@ -60,11 +60,17 @@ func TestDocumentDirectoryReplaced(t *testing.T) {
 func TestDocumentLinkFollowed(t *testing.T) {
 	e := newReqEnv(t, false)
 	target := filepath.Join(t.TempDir(), "notes.txt")
-	os.WriteFile(target, []byte("first"), 0o600)
+	if err := os.WriteFile(target, []byte("first"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	link := filepath.Join(t.TempDir(), "link.txt")
-	os.Symlink(target, link)
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
 	id := e.openDoc(link, "")
-	os.WriteFile(target, []byte("second"), 0o600)
+	if err := os.WriteFile(target, []byte("second"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	docUntil(t, e.env, id, "at version 2", func(d DocumentInfo) bool { return d.Available && d.Version == 2 })
 }
 
@@ -76,7 +82,9 @@ func TestDocumentLinkFollowed(t *testing.T) {
 func TestDocumentContinuousEdits(t *testing.T) {
 	e := newReqEnv(t, false)
 	path := filepath.Join(t.TempDir(), "log.txt")
-	os.WriteFile(path, []byte("line 0\n"), 0o600)
+	if err := os.WriteFile(path, []byte("line 0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	id := e.openDoc(path, "")
 	stop, done := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -93,6 +101,8 @@ func TestDocumentContinuousEdits(t *testing.T) {
 	docUntil(t, e.env, id, "at a new version during the edits", func(d DocumentInfo) bool { return d.Version >= 2 })
 	close(stop)
 	<-done
-	os.WriteFile(path, []byte("final text\n"), 0o600)
+	if err := os.WriteFile(path, []byte("final text\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	docUntil(t, e.env, id, "at the final text", func(d DocumentInfo) bool { return d.Available && d.Bytes == len("final text\n") })
 }

@@ -3,11 +3,9 @@ package broker
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -122,7 +120,7 @@ func runTPCH(t *testing.T, e *reqEnv, dialect string, rewrite func(string) strin
 			if diff := cmp.Diff(wantCols, gotCols); diff != "" {
 				t.Errorf("columns (-server +broker):\n%s", diff)
 			}
-			if diff := cmp.Diff(tpchLines(t, wantRows), tpchLines(t, rowsOf(res))); diff != "" {
+			if diff := cmp.Diff(enginetest.RowLines(t, wantRows), enginetest.RowLines(t, rowsOf(res))); diff != "" {
 				t.Errorf("rows (-server +broker):\n%s", diff)
 			}
 			if len(wantRows) > 0 {
@@ -143,29 +141,6 @@ func runTPCH(t *testing.T, e *reqEnv, dialect string, rewrite func(string) strin
 	if nonEmpty < 18 {
 		t.Errorf("only %d queries select rows on the generated data; want at least 18", nonEmpty)
 	}
-}
-
-// tpchLines renders rows of text cells as sorted lines, each cell quoted
-// (NULL bare).
-func tpchLines(t *testing.T, rows [][]any) []string {
-	t.Helper()
-	out := make([]string, len(rows))
-	for i, r := range rows {
-		cells := make([]string, len(r))
-		for j, v := range r {
-			switch s := v.(type) {
-			case nil:
-				cells[j] = "NULL"
-			case string:
-				cells[j] = fmt.Sprintf("%q", s)
-			default:
-				t.Fatalf("unexpected cell type %T", v)
-			}
-		}
-		out[i] = strings.Join(cells, ",")
-	}
-	sort.Strings(out)
-	return out
 }
 
 // tpchPostgres generates the dataset of engines/postgres/testdata/tpch.sql

@@ -2,6 +2,9 @@ package enginetest
 
 import (
 	"fmt"
+	"sort"
+	"strings"
+	"testing"
 	"time"
 )
 
@@ -164,4 +167,28 @@ func TPCH() []TPCHTable {
 			cents((total + 5000) / 10000), ymd(od), prios[o%5], "Clerk#" + pad(1+o%50, 9), int64(0), comment})
 	}
 	return []TPCHTable{region, nation, supplier, part, partsupp, customer, orders, lineitem}
+}
+
+// RowLines renders result rows of text cells (string or nil) as one line
+// each, cells quoted and NULL spelled out, sorted: the form the TPC-H
+// tests compare a verified read's rows and the server's own answer in.
+func RowLines(t testing.TB, rows [][]any) []string {
+	t.Helper()
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		cells := make([]string, len(r))
+		for j, v := range r {
+			switch s := v.(type) {
+			case nil:
+				cells[j] = "NULL"
+			case string:
+				cells[j] = fmt.Sprintf("%q", s)
+			default:
+				t.Fatalf("unexpected cell type %T", v)
+			}
+		}
+		out[i] = strings.Join(cells, ",")
+	}
+	sort.Strings(out)
+	return out
 }

@@ -80,7 +80,7 @@ func TestTPCH(t *testing.T) {
 			if diff := cmp.Diff(wantCols, gotCols); diff != "" {
 				t.Errorf("columns (-server +engine):\n%s", diff)
 			}
-			if diff := cmp.Diff(wantRows, textCells(t, res.Rows)); diff != "" {
+			if diff := cmp.Diff(wantRows, enginetest.RowLines(t, res.Rows)); diff != "" {
 				t.Errorf("rows (-server +engine):\n%s", diff)
 			}
 			if len(wantRows) > 0 {
@@ -188,26 +188,4 @@ func mysqlAnswer(t *testing.T, q string) ([]string, []string) {
 	}
 	sort.Strings(out)
 	return cols, out
-}
-
-// textCells renders an engine result's rows the way mysqlAnswer does.
-func textCells(t *testing.T, rows [][]any) []string {
-	t.Helper()
-	out := make([]string, len(rows))
-	for i, r := range rows {
-		cells := make([]string, len(r))
-		for j, v := range r {
-			switch s := v.(type) {
-			case nil:
-				cells[j] = "NULL"
-			case string:
-				cells[j] = fmt.Sprintf("%q", s)
-			default:
-				t.Fatalf("unexpected cell type %T", v)
-			}
-		}
-		out[i] = strings.Join(cells, ",")
-	}
-	sort.Strings(out)
-	return out
 }

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"github.com/dbeast/dbeast/engines/enginetest"
 	"os"
 	"sort"
 	"strings"
@@ -59,7 +60,7 @@ func TestTPCH(t *testing.T) {
 			if diff := cmp.Diff(wantCols, res.Columns); diff != "" {
 				t.Errorf("columns (-server +engine):\n%s", diff)
 			}
-			if diff := cmp.Diff(wantRows, textRows(t, res.Rows)); diff != "" {
+			if diff := cmp.Diff(wantRows, enginetest.RowLines(t, res.Rows)); diff != "" {
 				t.Errorf("rows (-server +engine):\n%s", diff)
 			}
 			if len(wantRows) > 0 {
@@ -124,7 +125,7 @@ func TestVerifiedNames(t *testing.T) {
 			continue
 		}
 		_, want := serverAnswer(t, a, sql)
-		if diff := cmp.Diff(want, textRows(t, res.Rows)); diff != "" || len(want) == 0 {
+		if diff := cmp.Diff(want, enginetest.RowLines(t, res.Rows)); diff != "" || len(want) == 0 {
 			t.Errorf("%s: rows (-server +engine):\n%s", sql, diff)
 		}
 	}
@@ -153,26 +154,4 @@ func serverAnswer(t *testing.T, a *pgx.Conn, sql string) ([]string, []string) {
 	}
 	sort.Strings(rows)
 	return cols, rows
-}
-
-// textRows renders an engine result's rows the way serverAnswer does.
-func textRows(t *testing.T, rows [][]any) []string {
-	t.Helper()
-	out := make([]string, len(rows))
-	for i, r := range rows {
-		cells := make([]string, len(r))
-		for j, v := range r {
-			switch s := v.(type) {
-			case nil:
-				cells[j] = "NULL"
-			case string:
-				cells[j] = fmt.Sprintf("%q", s)
-			default:
-				t.Fatalf("unexpected cell type %T", v)
-			}
-		}
-		out[i] = strings.Join(cells, ",")
-	}
-	sort.Strings(out)
-	return out
 }

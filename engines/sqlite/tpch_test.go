@@ -3,9 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -72,7 +70,7 @@ func TestTPCH(t *testing.T) {
 			if diff := cmp.Diff(wantCols, gotCols); diff != "" {
 				t.Errorf("columns (-direct +engine):\n%s", diff)
 			}
-			if diff := cmp.Diff(wantRows, cellRows(t, res.Rows)); diff != "" {
+			if diff := cmp.Diff(wantRows, enginetest.RowLines(t, res.Rows)); diff != "" {
 				t.Errorf("rows (-direct +engine):\n%s", diff)
 			}
 			if len(wantRows) > 0 {
@@ -178,27 +176,5 @@ func sqliteAnswer(t *testing.T, db *sql.DB, q string) ([]string, []string) {
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return cols, cellRows(t, out)
-}
-
-// cellRows renders rows of encoded cells as sorted lines.
-func cellRows(t *testing.T, rows [][]any) []string {
-	t.Helper()
-	out := make([]string, len(rows))
-	for i, r := range rows {
-		cells := make([]string, len(r))
-		for j, v := range r {
-			switch s := v.(type) {
-			case nil:
-				cells[j] = "NULL"
-			case string:
-				cells[j] = fmt.Sprintf("%q", s)
-			default:
-				t.Fatalf("unexpected cell type %T", v)
-			}
-		}
-		out[i] = strings.Join(cells, ",")
-	}
-	sort.Strings(out)
-	return out
+	return cols, enginetest.RowLines(t, out)
 }
