@@ -100,13 +100,22 @@ const tempFileLimit = `SELECT pg_catalog.set_config('temp_file_limit', '256MB', 
 WHERE pg_catalog.current_setting('is_superuser') = 'on'`
 
 // catalogSteps adds the catalog guard and the temporary file limit to
-// the reading transaction's pipeline and returns the guard's step.
-func catalogSteps(p *pipeline) *step {
+// the reading transaction's pipeline and returns the guard's step. Both
+// run as statements prepared once per pooled connection (read.go's
+// statement), so a warm read does not plan the guard's five catalog
+// scans again (about 0.3 ms of server time per read). The guard's
+// prepare, when the connection needs one, is inside the savepoint too:
+// parsing it locks the catalogs it reads, and those locks must go with
+// the savepoint. A prepared statement outlives the rollback to the
+// savepoint (prepared statements are not transactional), and its plan is
+// only a plan: each execution reads the catalogs as they are then, and
+// the server replans it after any change to their definitions.
+func (e *Engine) catalogSteps(p *pipeline, created *[]*step) *step {
 	p.query("SAVEPOINT " + catalogSavepoint)
-	guard := p.query(catalogQuery)
+	guard := e.statement(p, catalogQuery, nil, created)
 	p.query("ROLLBACK TO SAVEPOINT " + catalogSavepoint)
 	p.query("RELEASE SAVEPOINT " + catalogSavepoint)
-	p.query(tempFileLimit)
+	e.statement(p, tempFileLimit, nil, created)
 	return guard
 }
 

@@ -137,8 +137,9 @@ func TestCatalogGuard(t *testing.T) {
 // the types' I/O functions), which caches the first proof and both
 // guards' verdicts (cache.go), then plants a user-defined cast for it and
 // reads the same statement on the same engine: the cached verdicts skip
-// the EXPLAIN, so only the catalog guard, which runs on every read, stands
-// between the read and the planted function.
+// the EXPLAIN, so only the catalog guard, which runs on every read as a
+// statement prepared once per connection, stands between the read and
+// the planted function.
 func TestCatalogGuardAfterCachedRead(t *testing.T) {
 	e := openEngine(t, engines.Source{})
 	sql := `SELECT CAST(t.id AS text) FROM dbeast_pgengine.t AS t`
@@ -150,6 +151,11 @@ func TestCatalogGuardAfterCachedRead(t *testing.T) {
 		if err := read(); err != nil {
 			t.Fatalf("read %d before the cast: %v", i, err)
 		}
+	}
+	// The guard is now a statement prepared on this connection: the read
+	// after the plant runs its cached plan over the changed catalog.
+	if e.pc == nil || e.pc.stmts[catalogQuery] == "" {
+		t.Fatal("the catalog guard is not prepared on the engine's connection after two reads")
 	}
 	plant(t, []string{`CREATE SCHEMA dbeast_cg`, raiser("i2t", "integer", "text", "VOLATILE"),
 		`CREATE CAST (integer AS text) WITH FUNCTION dbeast_cg.i2t(integer)`},

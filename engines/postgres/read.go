@@ -193,7 +193,8 @@ func (e *Engine) readLocked(ctx context.Context, req engines.ReadRequest, ent *p
 	for _, st := range lockStatements(lp) {
 		locks[p1.query(st)] = true
 	}
-	catalog := catalogSteps(&p1) // catalogguard.go: before anything plans; sets temp_file_limit
+	var newStmts []*step
+	catalog := e.catalogSteps(&p1, &newStmts) // catalogguard.go: before anything plans; sets temp_file_limit
 	prep := p1.prepare(name, v.NormalizedSQL)
 	var afterPrepare, parts, beforeExec, explain *step
 	if guarded {
@@ -202,15 +203,8 @@ func (e *Engine) readLocked(ctx context.Context, req engines.ReadRequest, ent *p
 	}
 	p1.query("SET LOCAL plan_cache_mode = force_generic_plan")
 	proofSteps := make([]*step, len(ent.queries))
-	var newStmts []*step
 	for i, q := range ent.queries {
-		stmt, ok := e.pc.stmts[q.sql]
-		if !ok {
-			stmt = e.nextName()
-			newStmts = append(newStmts, p1.prepare(stmt, q.sql))
-			e.pc.stmts[q.sql] = stmt // undone below unless the prepare succeeds
-		}
-		proofSteps[i] = p1.execStatement(stmt, q.sql, q.args)
+		proofSteps[i] = e.statement(&p1, q.sql, q.args, &newStmts)
 	}
 	var viewFuncs *step
 	if len(lp.funcs) > 0 {
@@ -342,6 +336,22 @@ func (e *Engine) readLocked(ctx context.Context, req engines.ReadRequest, ent *p
 		e.reusable = e.reusable && st.done
 	}
 	return res, proofs, nil
+}
+
+// statement adds to p the execution of one of the engine's own catalog
+// queries as a statement prepared on this connection, preparing it first
+// (and noting the prepare in created) when the connection has not yet:
+// the server then parses and plans the query once per connection instead
+// of once per read. The caller drops the names of prepares that did not
+// succeed from e.pc.stmts after the pipeline ran.
+func (e *Engine) statement(p *pipeline, sql string, args []string, created *[]*step) *step {
+	stmt, ok := e.pc.stmts[sql]
+	if !ok {
+		stmt = e.nextName()
+		*created = append(*created, p.prepare(stmt, sql))
+		e.pc.stmts[sql] = stmt // undone by the caller unless the prepare succeeds
+	}
+	return p.execStatement(stmt, sql, args)
 }
 
 // resetSteps adds to p the statements that end a read's session state
