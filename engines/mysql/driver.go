@@ -186,7 +186,7 @@ func dial(ctx context.Context, cfg *gomysql.Config) (*pconn, error) {
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		pc, err := connect(attempt, connector)
+		pc, err := connect(attempt, connector, cfg.DBName)
 		done <- outcome{pc, err}
 	}()
 
@@ -235,9 +235,15 @@ func connectError(err error) *engines.Error {
 	return engines.NewError(engines.CodeUnavailable, engines.ReasonConnect, err)
 }
 
-// connect opens one connection and detects the flavor, all under the
-// attempt context.
-func connect(ctx context.Context, connector driver.Connector) (*pconn, error) {
+// connect opens one connection, detects the flavor and checks that the
+// source's database exists and the account can see it, all under the
+// attempt context and in one round trip after the handshake. The
+// connection has no default database (dial), so without the check a DSN
+// naming a database that does not exist would connect, test as healthy
+// in the console and list no tables. With lower_case_table_names 0 the
+// server's database names are case-sensitive and the name must match
+// exactly; otherwise the server folds it, and so does the comparison.
+func connect(ctx context.Context, connector driver.Connector, database string) (*pconn, error) {
 	db := sql.OpenDB(&onceConnector{c: connector})
 	db.SetMaxOpenConns(1)
 	db.SetMaxIdleConns(1)
@@ -248,7 +254,11 @@ func connect(ctx context.Context, connector driver.Connector) (*pconn, error) {
 	}
 	pc := &pconn{db: db, conn: conn}
 	var version, comment string
-	if err := conn.QueryRowContext(ctx, "SELECT VERSION(), @@version_comment, CONNECTION_ID(), @@lower_case_table_names").Scan(&version, &comment, &pc.connID, &pc.lctn); err != nil {
+	var found bool
+	q := "SELECT VERSION(), @@version_comment, CONNECTION_ID(), @@lower_case_table_names, " +
+		"EXISTS (SELECT 1 FROM information_schema.SCHEMATA WHERE IF(@@lower_case_table_names = 0, " +
+		"BINARY SCHEMA_NAME = BINARY " + lit(database) + ", SCHEMA_NAME = " + lit(database) + "))"
+	if err := conn.QueryRowContext(ctx, q).Scan(&version, &comment, &pc.connID, &pc.lctn, &found); err != nil {
 		_ = pc.close()
 		return nil, err
 	}
@@ -256,6 +266,10 @@ func connect(ctx context.Context, connector driver.Connector) (*pconn, error) {
 	if !ok {
 		_ = pc.close()
 		return nil, engines.NewError(engines.CodeUnavailable, ReasonUnsupportedServer, nil)
+	}
+	if !found {
+		_ = pc.close()
+		return nil, engines.NewError(engines.CodeUnavailable, ReasonNoSuchDatabase, nil)
 	}
 	pc.fl = fl
 	return pc, nil

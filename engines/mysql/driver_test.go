@@ -1,9 +1,12 @@
 package mysql
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
+
+	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/dbeast/dbeast/engines"
 )
@@ -168,5 +171,55 @@ func TestEncodeValue(t *testing.T) {
 	}
 	if _, err := encodeValue(struct{}{}, false); err == nil {
 		t.Error("unknown type accepted")
+	}
+}
+
+// TestOpenMissingDatabase opens sources whose database does not exist
+// (with lower_case_table_names 0, as on Linux, a name that differs from
+// the test database only in case is another database): each must fail
+// with the static reason before any operation, while the test database
+// itself opens.
+func TestOpenMissingDatabase(t *testing.T) {
+	e := openEngine(t)
+	lctn := e.pc.lctn
+	e.Close()
+	cases := []struct {
+		name, db string
+		want     engines.Reason
+	}{
+		{"the test database", testDB, ""},
+		{"no such database", testDB + "_missing", ReasonNoSuchDatabase},
+		{"a quote in the name", "x' OR '1'='1", ReasonNoSuchDatabase},
+	}
+	if lctn == 0 {
+		cases = append(cases, struct {
+			name, db string
+			want     engines.Reason
+		}{"another case", strings.ToUpper(testDB), ReasonNoSuchDatabase})
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := sourceFor(t, "", "", nil)
+			cfg, err := gomysql.ParseDSN(src.DSN)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.DBName = c.db
+			src.DSN = cfg.FormatDSN()
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			eng, err := Driver{}.Open(ctx, src)
+			if c.want == "" {
+				if err != nil {
+					t.Fatalf("Open: %v", err)
+				}
+				eng.Close()
+				return
+			}
+			if err == nil {
+				eng.Close()
+			}
+			wantErr(t, err, engines.CodeUnavailable, c.want)
+		})
 	}
 }

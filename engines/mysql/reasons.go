@@ -17,6 +17,7 @@ import (
 const (
 	ReasonNoDatabase        engines.Reason = "the source DSN must name a database"
 	ReasonSystemDatabase    engines.Reason = "system databases cannot be read"
+	ReasonNoSuchDatabase    engines.Reason = "the source's database does not exist, or the account cannot see it"
 	ReasonOtherDatabase     engines.Reason = "only tables of the source's configured database can be read"
 	ReasonView              engines.Reason = "views cannot be read on MySQL; only base tables"
 	ReasonTableKind         engines.Reason = "only plain base tables can be read (not sequences, system-versioned or temporary tables)"
