@@ -297,7 +297,14 @@ var internalTable = regexp.MustCompile(`^<(derived|subquery|union|intersect|exce
 // HAVING subquery is refused although its verdict may list it (fail
 // closed), and it cannot tell databases apart (the engine's connection
 // has no default database, so an unqualified name the server resolves to
-// a base table fails before it reads).
+// a base table fails before it reads). For the same reason this check is
+// weaker than the note's: a row of an omitted block whose alias is an
+// allowed table's name passes whatever table it reads. Such a row can
+// only come from a table reference the verifier never saw (every
+// reference it saw is in the verdict and proven), so in those blocks the
+// guard leans on the verifier and on the statement being regenerated from
+// its tree; telling the two apart would need the verdict to carry each
+// reference's alias.
 //
 // stmt is the statement explained: a backquoted identifier of it that
 // starts with "<" could pose as the server's internal names, so any
