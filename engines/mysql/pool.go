@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"database/sql/driver"
 	"errors"
@@ -81,6 +82,7 @@ type pool struct {
 	idle   []*pconn // most recently used last
 	timer  *time.Timer
 	proofs map[verifier.Table]*cachedEntry
+	guards map[[sha256.Size]byte]bool // relation-guard passes (guardcache.go)
 }
 
 var (
@@ -95,7 +97,7 @@ func poolFor(src engines.Source) *pool {
 	defer poolsMu.Unlock()
 	p := pools[src.DSN]
 	if p == nil {
-		p = &pool{proofs: map[verifier.Table]*cachedEntry{}}
+		p = &pool{proofs: map[verifier.Table]*cachedEntry{}, guards: map[[sha256.Size]byte]bool{}}
 		pools[src.DSN] = p
 	}
 	return p
