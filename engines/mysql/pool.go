@@ -2,7 +2,6 @@ package mysql
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
 	"database/sql/driver"
 	"errors"
@@ -82,7 +81,6 @@ type pool struct {
 	idle   []*pconn // most recently used last
 	timer  *time.Timer
 	proofs map[verifier.Table]*cachedEntry
-	guards map[[sha256.Size]byte]bool // relation-guard passes (guardcache.go)
 }
 
 var (
@@ -97,7 +95,7 @@ func poolFor(src engines.Source) *pool {
 	defer poolsMu.Unlock()
 	p := pools[src.DSN]
 	if p == nil {
-		p = &pool{proofs: map[verifier.Table]*cachedEntry{}, guards: map[[sha256.Size]byte]bool{}}
+		p = &pool{proofs: map[verifier.Table]*cachedEntry{}}
 		pools[src.DSN] = p
 	}
 	return p

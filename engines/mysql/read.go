@@ -13,10 +13,6 @@ import (
 // and before the query, while the read's locks are held. Nil in production.
 var testHookBeforeQuery func()
 
-// testHookGuard, when set by a test, runs in Read each time the relation
-// guard runs (not when a cached pass skips it).
-var testHookGuard func()
-
 // ListTables lists the base tables and views of the configured database as
 // candidates (no proof), sorted by name.
 func (e *Engine) ListTables(ctx context.Context) ([]engines.TableEntry, error) {
@@ -169,19 +165,8 @@ func (e *Engine) Read(ctx context.Context, r engines.ReadRequest) (*engines.Resu
 		if err := checkColumns(v, ps); err != nil {
 			return err
 		}
-		// The relation guard, unless this statement already passed it over
-		// the same proven tables (guardcache.go). A connection with a
-		// default database (tainted) resolves unqualified names to tables:
-		// it always runs the guard and caches nothing.
-		gkey := e.guardKey(v.NormalizedSQL, ps)
-		guarded := e.tainted || !e.pool.guardPassed(gkey)
-		if guarded {
-			if testHookGuard != nil {
-				testHookGuard()
-			}
-			if err := guardRelations(ctx, e.conn, e.fl, e.pc.lctn, v.NormalizedSQL, v.Tables); err != nil {
-				return err
-			}
+		if err := guardRelations(ctx, e.conn, e.fl, e.pc.lctn, v.NormalizedSQL, v.Tables); err != nil {
+			return err
 		}
 		if testHookBeforeQuery != nil {
 			testHookBeforeQuery()
@@ -197,13 +182,7 @@ func (e *Engine) Read(ctx context.Context, r engines.ReadRequest) (*engines.Resu
 		for _, p := range ps {
 			proofs = append(proofs, *p)
 		}
-		if err := e.end(ctx); err != nil {
-			return err
-		}
-		if guarded && !e.tainted {
-			e.pool.storeGuard(gkey)
-		}
-		return nil
+		return e.end(ctx)
 	})
 	if err != nil {
 		return nil, nil, err
