@@ -225,6 +225,3 @@ func (b *Broker) Deny(id string) (Status, error) {
 	b.finishLocked(r, StatusDenied, CodePermissionDenied, messages[CodePermissionDenied])
 	return r.status, nil
 }
-
-var requestStatuses = []Status{StatusPending, StatusRunning, StatusCompleted, StatusFailed, StatusCancelled, StatusExpired,
-	StatusOutcomeUnknown, StatusDenied, StatusRevoked, StatusResultExpired, StatusCompletedResultRevoked}

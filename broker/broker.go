@@ -128,6 +128,10 @@ func (b *Broker) Activity() *Activity { return b.activity }
 // Start binds the console and MCP listeners and serves them in the
 // background.
 func (b *Broker) Start() error {
+	console := http.NotFoundHandler()
+	if b.cfg.ConsoleHandler != nil {
+		console = b.cfg.ConsoleHandler(b)
+	}
 	b.srvMu.Lock()
 	defer b.srvMu.Unlock()
 	if b.closed {
@@ -138,7 +142,7 @@ func (b *Broker) Start() error {
 		return fmt.Errorf("broker: console listener: %w", err)
 	}
 	b.consoleAddr = ln.Addr().String()
-	b.consoleSrv = b.newHTTPServer("console", b.consoleHandler())
+	b.consoleSrv = b.newHTTPServer("console", console)
 	go b.consoleSrv.Serve(ln)
 	if err := b.startMCPLocked(); err != nil {
 		b.consoleSrv.Close()

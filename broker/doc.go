@@ -13,13 +13,15 @@
 //     inferred, limited input schemas (schema.go); every failure crosses
 //     it as a typed code with a static message (errors.go).
 //   - The console API for the person (the approval page in
-//     broker/console, the tray, tests), authenticated by the per-start
-//     console token. It adds, edits and shares sources and documents,
-//     creates and revokes connections, approves and denies requests and
-//     revokes grants.
+//     broker/console, the tray, dbeast open), authenticated by the
+//     per-start console token. It adds, edits and shares sources and
+//     documents, creates and revokes connections, approves and denies
+//     requests and revokes grants. Its handlers live in broker/consoleapi,
+//     which imports this package; whoever builds a Broker passes
+//     consoleapi.NewHandler as Config.ConsoleHandler.
 //
-// Both call the same transitions on a Broker; neither holds state of its
-// own. What the person configures (sources, connections, sharing) is
+// Both call the same transitions on a Broker (the console only through
+// its exported methods); neither holds state of its own. What the person configures (sources, connections, sharing) is
 // saved through broker/store, secrets in the system's secret store.
 //
 // # Request lifecycle
@@ -51,8 +53,9 @@
 //   - Broker.srvMu guards the listeners: mcpAddr, mcpSrv, consoleAddr,
 //     consoleSrv, stopJanitor and closed (startMCPLocked needs it). It
 //     may be held while taking Broker.mu (a new server generation); never
-//     take it with reqState.mu or Broker.mu held, so MCPURL, ConsoleURL,
-//     mcpAuthority and consoleAuthority are called outside those locks.
+//     take it with reqState.mu or Broker.mu held, so MCPURL, ConsoleURL
+//     (which the console API reads for its Host rule) and mcpAuthority
+//     are called outside those locks.
 //     StopServer and Close release it before ending sessions.
 //   - reqState.mu (Broker.reqs.mu) guards requests, idempotency keys,
 //     tombstones, session grants, the concurrency slots and the document

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -31,6 +32,14 @@ const (
 	StatusResultExpired          Status = "result_expired"
 	StatusCompletedResultRevoked Status = "completed_result_revoked"
 )
+
+var requestStatuses = []Status{StatusPending, StatusRunning, StatusCompleted, StatusFailed, StatusCancelled, StatusExpired,
+	StatusOutcomeUnknown, StatusDenied, StatusRevoked, StatusResultExpired, StatusCompletedResultRevoked}
+
+// Valid reports whether s is one of the request states above. The console
+// API checks a status filter with it, so an unknown one is refused rather
+// than matching nothing.
+func (s Status) Valid() bool { return slices.Contains(requestStatuses, s) }
 
 // Request limits from the contract.
 const (
