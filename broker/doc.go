@@ -12,17 +12,18 @@
 //     bearer token. Its tools are registered in one place (tools.go) with
 //     inferred, limited input schemas (schema.go); every failure crosses
 //     it as a typed code with a static message (errors.go).
-//   - The console API for the person (the approval page in
-//     broker/console, the tray, dbeast open), authenticated by the
-//     per-start console token. It adds, edits and shares sources and
-//     documents, creates and revokes connections, approves and denies
-//     requests and revokes grants. Its handlers live in broker/consoleapi,
-//     which imports this package; whoever builds a Broker passes
-//     consoleapi.NewHandler as Config.ConsoleHandler.
+//   - The console API for the person (the approval page, the tray,
+//     dbeast open), authenticated by the per-start console token. It
+//     adds, edits and shares sources and documents, creates and revokes
+//     connections, approves and denies requests and revokes grants. Its
+//     handlers and the page live in broker/consoleapi, which imports this
+//     package; whoever builds a Broker passes consoleapi.NewHandler as
+//     Config.ConsoleHandler.
 //
 // Both call the same transitions on a Broker (the console only through
-// its exported methods); neither holds state of its own. What the person configures (sources, connections, sharing) is
-// saved through broker/store, secrets in the system's secret store.
+// its exported methods); neither holds state of its own. What the person
+// configures (sources, connections, sharing) is saved through
+// broker/store, secrets in the system's secret store.
 //
 // # Request lifecycle
 //

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/dbeast/dbeast/broker"
-	"github.com/dbeast/dbeast/broker/console"
 	"github.com/dbeast/dbeast/broker/internal/httpguard"
 )
 
@@ -68,7 +67,7 @@ func NewHandler(b *broker.Broker) http.Handler {
 	api := g.Authenticated(mux)
 	return g.Front(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasPrefix(r.URL.Path, "/api/") {
-			console.Handler().ServeHTTP(w, r) // the static page; it sets its own CSP
+			page{}.ServeHTTP(w, r) // the static page; it sets its own CSP
 			return
 		}
 		if r.URL.Path != path.Clean(r.URL.Path) ||
