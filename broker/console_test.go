@@ -69,7 +69,7 @@ func TestSourcesAndSecrets(t *testing.T) {
 	nc := e.newConnection("agent")
 	e.console("PUT", "/api/sharing", SharingEntry{ConnectionID: nc.ID, SourceID: id, DatabaseLevel: LevelRead}, nil)
 	var changes []SharingChange
-	e.b.OnSharingChange(func(c SharingChange) { changes = append(changes, c) })
+	e.b.onSharingChange(func(c SharingChange) { changes = append(changes, c) })
 	if st := e.console("DELETE", "/api/sources/"+id, nil, nil); st != http.StatusOK {
 		t.Fatalf("delete: %d", st)
 	}
@@ -133,7 +133,7 @@ func TestSharingUnionAndNarrowing(t *testing.T) {
 	src, _ := addSQLiteSource(t, e, "Shop")
 	var mu sync.Mutex
 	var changes []SharingChange
-	e.b.OnSharingChange(func(c SharingChange) { mu.Lock(); changes = append(changes, c); mu.Unlock() })
+	e.b.onSharingChange(func(c SharingChange) { mu.Lock(); changes = append(changes, c); mu.Unlock() })
 	put := func(e2 SharingEntry) {
 		t.Helper()
 		if st := e.console("PUT", "/api/sharing", e2, nil); st != http.StatusOK {

@@ -3,8 +3,8 @@ package broker
 // installRequestHooks ties requests and grants to the lifetime of their
 // session and to the sharing settings.
 func (b *Broker) installRequestHooks() {
-	b.OnSessionEnd(b.requestsSessionEnded)
-	b.OnSharingChange(b.requestsSharingChanged)
+	b.onSessionEnd(b.requestsSessionEnded)
+	b.onSharingChange(b.requestsSharingChanged)
 }
 
 // requestsSessionEnded cancels the session's work, drops its grants and

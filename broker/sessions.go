@@ -196,9 +196,11 @@ func (b *Broker) endSessions(match func(*Session) bool, reason EndReason) int {
 	return len(ended)
 }
 
-// OnSessionEnd registers f to run once for every ended session, outside
-// the broker's lock, whatever the reason. Register before Start.
-func (b *Broker) OnSessionEnd(f func(s *Session, reason EndReason)) {
+// onSessionEnd registers f to run once for every ended session, outside
+// the broker's lock, whatever the reason. Register before Start. The
+// request side (requests_hooks.go) is the one registered in New; tests add
+// observers. It is not exported: nothing outside the broker needs it.
+func (b *Broker) onSessionEnd(f func(s *Session, reason EndReason)) {
 	b.hookMu.Lock()
 	defer b.hookMu.Unlock()
 	b.sessionHooks = append(b.sessionHooks, f)
