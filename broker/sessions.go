@@ -250,7 +250,7 @@ func (b *Broker) Sessions() []SessionInfo {
 	sort.Slice(out, func(i, j int) bool { return out[i].BegunAt.Before(out[j].BegunAt) })
 	b.reqs.mu.Lock() // before Broker.mu, never after it
 	for i := range out {
-		out[i].Grants = b.sessionGrantsLocked(out[i].ID)
+		out[i].Grants = b.reqs.sessionGrantsLocked(out[i].ID)
 	}
 	b.reqs.mu.Unlock()
 	return out
