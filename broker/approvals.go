@@ -105,7 +105,7 @@ func (b *Broker) Requests(status Status) []RequestInfo {
 	for _, c := range b.Connections() {
 		labels[c.ID] = c.Label
 	}
-	out := b.requestsLocked(status, labels)
+	out := b.requestList(status, labels)
 	for i := range out {
 		if out[i].OpKind == "full" && out[i].SourceID != "" {
 			out[i].WritesTables = b.writeTargets(engines.Kind(out[i].SourceKind), out[i].SourceID, out[i].Statement)
@@ -114,11 +114,13 @@ func (b *Broker) Requests(status Status) []RequestInfo {
 	return out
 }
 
-func (b *Broker) requestsLocked(status Status, labels map[string]string) []RequestInfo {
+// requestList is the stored requests, newest first, optionally only
+// those in status, with their connections' labels. It takes reqState.mu.
+func (b *Broker) requestList(status Status, labels map[string]string) []RequestInfo {
 	b.reqs.mu.Lock()
 	defer b.reqs.mu.Unlock()
-	b.sweepRequestsLocked()
-	list := b.sortedRequestsLocked()
+	b.reqs.sweepRequestsLocked()
+	list := b.reqs.sortedRequestsLocked()
 	out := []RequestInfo{}
 	for i := len(list) - 1; i >= 0; i-- {
 		r := list[i]
@@ -188,7 +190,7 @@ func (b *Broker) Approve(id, scope string) (Status, error) {
 	}
 	b.reqs.mu.Lock()
 	defer b.reqs.mu.Unlock()
-	b.sweepRequestsLocked()
+	b.reqs.sweepRequestsLocked()
 	r := b.reqs.reqs[id]
 	if r == nil {
 		return "", ErrNotFound
@@ -202,11 +204,11 @@ func (b *Broker) Approve(id, scope string) (Status, error) {
 	if scope == ScopeOnce {
 		r.auth, r.once = authOnce, true
 	} else {
-		b.grantLocked(r, scope)
+		b.reqs.grantLocked(r, scope)
 		r.auth = authSession
 	}
 	b.record(r.connID, ActivityEntry{Time: b.cfg.now(), SessionID: r.sessionID, RequestID: r.id, Alias: r.alias, Event: "request_approved", Status: scope, SQL: r.statement})
-	b.dispatchLocked()
+	b.reqs.dispatchLocked()
 	return r.status, nil
 }
 
@@ -214,7 +216,7 @@ func (b *Broker) Approve(id, scope string) (Status, error) {
 func (b *Broker) Deny(id string) (Status, error) {
 	b.reqs.mu.Lock()
 	defer b.reqs.mu.Unlock()
-	b.sweepRequestsLocked()
+	b.reqs.sweepRequestsLocked()
 	r := b.reqs.reqs[id]
 	if r == nil {
 		return "", ErrNotFound
@@ -222,9 +224,6 @@ func (b *Broker) Deny(id string) (Status, error) {
 	if r.status != StatusPending || r.auth != authPrompt {
 		return r.status, ErrNotPending
 	}
-	b.finishLocked(r, StatusDenied, CodePermissionDenied, messages[CodePermissionDenied])
+	b.reqs.finishLocked(r, StatusDenied, CodePermissionDenied, messages[CodePermissionDenied])
 	return r.status, nil
 }
-
-var requestStatuses = []Status{StatusPending, StatusRunning, StatusCompleted, StatusFailed, StatusCancelled, StatusExpired,
-	StatusOutcomeUnknown, StatusDenied, StatusRevoked, StatusResultExpired, StatusCompletedResultRevoked}

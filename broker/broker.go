@@ -105,6 +105,7 @@ func New(cfg Config) (*Broker, error) {
 		consoleToken: newToken(consoleTokenPrefix),
 		reqs:         newReqState(),
 	}
+	b.reqs.b = b
 	b.installRequestHooks()
 	b.restoreDocuments()
 	b.mcp = b.newMCPServer()
@@ -128,6 +129,10 @@ func (b *Broker) Activity() *Activity { return b.activity }
 // Start binds the console and MCP listeners and serves them in the
 // background.
 func (b *Broker) Start() error {
+	console := http.NotFoundHandler()
+	if b.cfg.ConsoleHandler != nil {
+		console = b.cfg.ConsoleHandler(b)
+	}
 	b.srvMu.Lock()
 	defer b.srvMu.Unlock()
 	if b.closed {
@@ -138,9 +143,9 @@ func (b *Broker) Start() error {
 		return fmt.Errorf("broker: console listener: %w", err)
 	}
 	b.consoleAddr = ln.Addr().String()
-	b.consoleSrv = b.newHTTPServer("console", b.consoleHandler())
+	b.consoleSrv = b.newHTTPServer("console", console)
 	go b.consoleSrv.Serve(ln)
-	if err := b.startMCPLocked(); err != nil {
+	if err := b.startMCPSrvLocked(); err != nil {
 		b.consoleSrv.Close()
 		return err
 	}
@@ -188,10 +193,10 @@ func (b *Broker) recoverHTTP(name string, h http.Handler) http.Handler {
 	})
 }
 
-// startMCPLocked binds and serves the MCP listener the first time, and
+// startMCPSrvLocked binds and serves the MCP listener the first time, and
 // serves agents on it again after StopServer. Needs srvMu; takes
 // Broker.mu briefly (srvMu before mu, see the lock map in doc.go).
-func (b *Broker) startMCPLocked() error {
+func (b *Broker) startMCPSrvLocked() error {
 	if b.mcpServing.Load() {
 		return nil
 	}
@@ -290,7 +295,7 @@ func (b *Broker) StartServer() error {
 	if b.closed {
 		return errors.New("broker: closed")
 	}
-	return b.startMCPLocked()
+	return b.startMCPSrvLocked()
 }
 
 // Close stops both listeners and ends every session.

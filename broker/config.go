@@ -2,6 +2,7 @@ package broker
 
 import (
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/dbeast/dbeast/broker/store"
@@ -41,6 +42,14 @@ type Config struct {
 	// Logger receives operational messages (never tokens, DSNs, SQL
 	// results); nil discards them.
 	Logger *slog.Logger
+	// ConsoleHandler builds what the console listener serves; cmd/ passes
+	// consoleapi.NewHandler. The broker cannot build its console API
+	// itself, since that package imports this one. Start calls it once,
+	// before binding the listener, and serves the result behind the
+	// listener's timeouts and panic recovery. Nil means the console
+	// listener is bound but answers 404 to everything: a broker driven
+	// only through its methods.
+	ConsoleHandler func(*Broker) http.Handler
 }
 
 func (c Config) now() time.Time {

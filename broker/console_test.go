@@ -13,43 +13,7 @@ import (
 
 	"github.com/dbeast/dbeast/engines"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/dbeast/dbeast/broker/internal/testhttp"
 )
-
-// TestConsoleAuth checks the console's own rules, one request each.
-func TestConsoleAuth(t *testing.T) {
-	e := newEnv(t, "")
-	nc := e.newConnection("agent")
-	authority := strings.TrimSuffix(strings.TrimPrefix(e.b.ConsoleURL(), "http://"), "/")
-	good := "Bearer " + e.b.ConsoleToken()
-	cases := []struct {
-		name, method, path string
-		hdr                map[string]string
-		want               int
-	}{
-		{"valid", "GET", "/api/sources", map[string]string{"Authorization": good}, 200},
-		{"own origin", "GET", "/api/sources", map[string]string{"Authorization": good, "Origin": "http://" + authority}, 200},
-		{"foreign origin", "GET", "/api/sources", map[string]string{"Authorization": good, "Origin": "https://evil.example"}, 403},
-		{"null origin", "GET", "/api/sources", map[string]string{"Authorization": good, "Origin": "null"}, 403},
-		{"wrong host", "GET", "/api/sources", map[string]string{"Authorization": good, "Host": "localhost"}, 403},
-		{"no token", "GET", "/api/sources", nil, 401},
-		{"agent token", "GET", "/api/sources", map[string]string{"Authorization": "Bearer " + nc.Token}, 401},
-		{"unknown console token", "GET", "/api/sources", map[string]string{"Authorization": "Bearer " + newToken(consoleTokenPrefix)}, 401},
-		{"unclean path", "GET", "/api//sources", map[string]string{"Authorization": good}, 404},
-		{"not api", "GET", "/nope", map[string]string{"Authorization": good}, 404},
-		{"wrong method", "PATCH", "/api/sources", map[string]string{"Authorization": good}, 405},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			resp := testhttp.Do(t, c.method, "http://"+authority+c.path, c.hdr, nil)
-			if resp.StatusCode != c.want {
-				t.Fatalf("status %d, want %d", resp.StatusCode, c.want)
-			}
-			checkNoCookiesOrCORS(t, resp.Header)
-		})
-	}
-}
 
 // TestSourcesAndSecrets adds sources and checks validation and that the
 // DSN and path appear in no response, in config.json or in the activity.
@@ -105,7 +69,7 @@ func TestSourcesAndSecrets(t *testing.T) {
 	nc := e.newConnection("agent")
 	e.console("PUT", "/api/sharing", SharingEntry{ConnectionID: nc.ID, SourceID: id, DatabaseLevel: LevelRead}, nil)
 	var changes []SharingChange
-	e.b.OnSharingChange(func(c SharingChange) { changes = append(changes, c) })
+	e.b.onSharingChange(func(c SharingChange) { changes = append(changes, c) })
 	if st := e.console("DELETE", "/api/sources/"+id, nil, nil); st != http.StatusOK {
 		t.Fatalf("delete: %d", st)
 	}
@@ -169,7 +133,7 @@ func TestSharingUnionAndNarrowing(t *testing.T) {
 	src, _ := addSQLiteSource(t, e, "Shop")
 	var mu sync.Mutex
 	var changes []SharingChange
-	e.b.OnSharingChange(func(c SharingChange) { mu.Lock(); changes = append(changes, c); mu.Unlock() })
+	e.b.onSharingChange(func(c SharingChange) { mu.Lock(); changes = append(changes, c); mu.Unlock() })
 	put := func(e2 SharingEntry) {
 		t.Helper()
 		if st := e.console("PUT", "/api/sharing", e2, nil); st != http.StatusOK {

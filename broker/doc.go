@@ -12,15 +12,18 @@
 //     bearer token. Its tools are registered in one place (tools.go) with
 //     inferred, limited input schemas (schema.go); every failure crosses
 //     it as a typed code with a static message (errors.go).
-//   - The console API for the person (the approval page in
-//     broker/console, the tray, tests), authenticated by the per-start
-//     console token. It adds, edits and shares sources and documents,
-//     creates and revokes connections, approves and denies requests and
-//     revokes grants.
+//   - The console API for the person (the approval page, the tray,
+//     dbeast open), authenticated by the per-start console token. It
+//     adds, edits and shares sources and documents, creates and revokes
+//     connections, approves and denies requests and revokes grants. Its
+//     handlers and the page live in broker/consoleapi, which imports this
+//     package; whoever builds a Broker passes consoleapi.NewHandler as
+//     Config.ConsoleHandler.
 //
-// Both call the same transitions on a Broker; neither holds state of its
-// own. What the person configures (sources, connections, sharing) is
-// saved through broker/store, secrets in the system's secret store.
+// Both call the same transitions on a Broker (the console only through
+// its exported methods); neither holds state of its own. What the person
+// configures (sources, connections, sharing) is saved through
+// broker/store, secrets in the system's secret store.
 //
 // # Request lifecycle
 //
@@ -44,35 +47,39 @@
 //
 // Every mutex of a Broker, outermost first. A goroutine holding one may
 // take only those below it, never one above: srvMu → reqState.mu →
-// Broker.mu → the leaves. A function named …Locked says which lock its
-// caller must hold ("Needs …"); one that needs reqState.mu must not be
-// called with Broker.mu held, since it may take Broker.mu itself.
+// Broker.mu → the leaves. A method named …Locked needs the mutex of its
+// receiver held: rq.xLocked means rq.mu (reqState.mu), b.xLocked means
+// b.mu (Broker.mu); the one method that needs srvMu is named for it
+// (startMCPSrvLocked). One that needs reqState.mu must not be called with
+// Broker.mu held, since it may take Broker.mu itself.
 //
 //   - Broker.srvMu guards the listeners: mcpAddr, mcpSrv, consoleAddr,
-//     consoleSrv, stopJanitor and closed (startMCPLocked needs it). It
+//     consoleSrv, stopJanitor and closed (startMCPSrvLocked needs it). It
 //     may be held while taking Broker.mu (a new server generation); never
-//     take it with reqState.mu or Broker.mu held, so MCPURL, ConsoleURL,
-//     mcpAuthority and consoleAuthority are called outside those locks.
-//     StopServer and Close release it before ending sessions.
+//     take it with reqState.mu or Broker.mu held, so MCPURL, ConsoleURL
+//     (which the console API reads for its Host rule) and mcpAuthority
+//     are called outside those locks. StopServer and Close release it
+//     before ending sessions.
 //   - reqState.mu (Broker.reqs.mu) guards requests, idempotency keys,
 //     tombstones, session grants, the concurrency slots and the document
 //     snapshots (requests.go, grants.go, execute.go, documents.go). It
 //     may be held while taking Broker.mu (liveLocked, coverLocked and
-//     the sharing hook do). Its …Locked functions: dispatchLocked,
-//     startLocked, liveLocked, completeLocked, finishLocked,
-//     revokeLocked, sweepRequestsLocked, dropLocked, admitLocked,
-//     pendingCountsLocked, sortedRequestsLocked, reqState.sessionLocked,
-//     coverLocked, grantLocked, pinLocked, dropTableGrantsLocked,
-//     revokeDocumentLocked, documentsLocked, and in files whose owners
-//     document them there: keyLookupLocked and viewLocked
-//     (submit.go), sessionGrantsLocked (session_grants.go).
+//     the sharing hook do). The request state machine is the …Locked
+//     methods of *reqState: its transitions (dispatchLocked, startLocked,
+//     completeLocked, finishLocked, revokeLocked, dropLocked), its checks
+//     (liveLocked, admitLocked, coverLocked), its grants (grantLocked,
+//     pinLocked, dropTableGrantsLocked, sessionGrantsLocked), its
+//     documents (revokeDocumentLocked and the doc_*.go helpers) and its
+//     views (viewLocked, keyLookupLocked, sortedRequestsLocked). They
+//     reach the rest of the broker through rq.b.
 //   - Broker.mu guards the saved state (sources, connections, sharing),
-//     sessions, begins, generation and narrowing. Its …Locked functions:
+//     sessions, begins, generation and narrowing. Its …Locked methods:
 //     persistLocked (which calls the Store while holding it),
-//     connectionExistsLocked, allowBeginLocked, sweepLocked,
-//     removeLocked, effectiveAccessLocked, entryConnectionsLocked and
-//     sourceIndexLocked. Session-end and sharing hooks run after it is
-//     released (runEndHooks, notifySharing).
+//     connectionExistsLocked, connectionLabelLocked, recordLocked,
+//     allowBeginLocked, sweepLocked, removeLocked, effectiveAccessLocked,
+//     entryConnectionsLocked and sourceIndexLocked. Session-end and
+//     sharing hooks run after it is released (runEndHooks,
+//     notifySharing).
 //   - Leaves, held only for their own short critical sections and never
 //     while taking another broker lock: Broker.hookMu (the hook lists,
 //     copied before running), signIns.mu (sign-in codes), Activity.mu

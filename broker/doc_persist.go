@@ -9,16 +9,17 @@ import (
 // path, sharing; never content) with the rest of the state. reqs.mu must
 // be held; it takes Broker.mu, as the lock order allows. On error the
 // saved list is unchanged and the caller rolls back its own change.
-func (b *Broker) persistDocumentsLocked() error {
-	b.pruneDocSharesLocked()
-	list := make([]*savedDocument, 0, len(b.reqs.docs.docs))
-	for _, d := range b.sortedDocumentsLocked() {
+func (rq *reqState) persistDocumentsLocked() error {
+	b := rq.b
+	rq.pruneDocSharesLocked()
+	list := make([]*savedDocument, 0, len(rq.docs.docs))
+	for _, d := range rq.sortedDocumentsLocked() {
 		list = append(list, &savedDocument{ID: d.id, Alias: d.alias, Path: d.path, SharedWith: slices.Clone(d.sharedWith)})
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	prev, prevCounter := b.state.Documents, b.state.DocumentCounter
-	b.state.Documents, b.state.DocumentCounter = list, b.reqs.docs.counter
+	b.state.Documents, b.state.DocumentCounter = list, rq.docs.counter
 	if err := b.persistLocked(); err != nil {
 		b.state.Documents, b.state.DocumentCounter = prev, prevCounter
 		return err
@@ -65,6 +66,6 @@ func (b *Broker) restoreDocuments() {
 			d.text, d.sum = data, sha256.Sum256(data)
 		}
 		s.docs[d.id] = d
-		b.watchDocumentLocked(d)
+		b.reqs.watchDocumentLocked(d)
 	}
 }

@@ -71,7 +71,7 @@ func (b *Broker) ShareDocument(id string, with []string) (DocumentInfo, error) {
 
 	prev := d.sharedWith
 	d.sharedWith = slices.Clone(with)
-	if err := b.persistDocumentsLocked(); err != nil {
+	if err := b.reqs.persistDocumentsLocked(); err != nil {
 		d.sharedWith = prev
 		return DocumentInfo{}, err
 	}
@@ -82,7 +82,7 @@ func (b *Broker) ShareDocument(id string, with []string) (DocumentInfo, error) {
 	}
 	for _, r := range b.reqs.reqs {
 		if r.fileID == id && affected[r.connID] {
-			b.revokeLocked(r)
+			b.reqs.revokeLocked(r)
 		}
 	}
 	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Alias: d.alias, Event: "document_sharing_changed"})
@@ -93,16 +93,16 @@ func (b *Broker) ShareDocument(id string, with []string) (DocumentInfo, error) {
 // hand over its result: the document is open, has a current snapshot of
 // the request's version, and is still shared with the request's
 // connection. reqs.mu must be held.
-func (b *Broker) documentLiveLocked(r *request) bool {
-	d := b.reqs.docs.docs[r.fileID]
+func (rq *reqState) documentLiveLocked(r *request) bool {
+	d := rq.docs.docs[r.fileID]
 	return d != nil && d.problem == "" && d.version == r.generation && d.visibleTo(r.connID)
 }
 
 // documentForLocked is the document a connection may request: nil when it
 // is not open or not shared with the connection (the same answer as an
 // unknown id). reqs.mu must be held.
-func (b *Broker) documentForLocked(connID, fileID string) *document {
-	d := b.reqs.docs.docs[fileID]
+func (rq *reqState) documentForLocked(connID, fileID string) *document {
+	d := rq.docs.docs[fileID]
 	if d == nil || !d.visibleTo(connID) {
 		return nil
 	}
@@ -111,9 +111,9 @@ func (b *Broker) documentForLocked(connID, fileID string) *document {
 
 // catalogDocumentsLocked lists the documents shared with the connection,
 // each saying whether it has a current snapshot. reqs.mu must be held.
-func (b *Broker) catalogDocumentsLocked(connID string) []CatalogDocument {
+func (rq *reqState) catalogDocumentsLocked(connID string) []CatalogDocument {
 	out := []CatalogDocument{}
-	for _, d := range b.sortedDocumentsLocked() {
+	for _, d := range rq.sortedDocumentsLocked() {
 		if d.visibleTo(connID) {
 			out = append(out, CatalogDocument{FileID: d.id, Alias: d.alias, Kind: "text", Version: d.version,
 				Available: d.problem == "", Unavailable: string(d.problem)})
@@ -131,10 +131,11 @@ const msgDocumentUnavailable = "the document has no current snapshot: its file i
 // longer exists (its id can never authenticate again, so this is
 // housekeeping, not access control). reqs.mu must be held; it takes
 // Broker.mu.
-func (b *Broker) pruneDocSharesLocked() {
+func (rq *reqState) pruneDocSharesLocked() {
+	b := rq.b
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for _, d := range b.reqs.docs.docs {
+	for _, d := range rq.docs.docs {
 		d.sharedWith = slices.DeleteFunc(d.sharedWith, func(c string) bool {
 			return c != AllConnections && !b.connectionExistsLocked(c)
 		})

@@ -51,8 +51,9 @@ type docWatcher struct {
 // watchDocumentLocked starts following d's file. When the platform
 // cannot watch it, d.followed stays false and the console says so; the
 // person can still refresh by hand. reqs.mu must be held.
-func (b *Broker) watchDocumentLocked(d *document) {
-	s := b.reqs.docs
+func (rq *reqState) watchDocumentLocked(d *document) {
+	b := rq.b
+	s := rq.docs
 	if s.watchClosed {
 		return
 	}
@@ -83,8 +84,8 @@ func (b *Broker) watchDocumentLocked(d *document) {
 }
 
 // unwatchDocumentLocked stops following d's file. reqs.mu must be held.
-func (b *Broker) unwatchDocumentLocked(d *document) {
-	w := b.reqs.docs.watch
+func (rq *reqState) unwatchDocumentLocked(d *document) {
+	w := rq.docs.watch
 	if w == nil || !d.watched {
 		return
 	}
@@ -187,10 +188,10 @@ func (b *Broker) resnapshot(id string) {
 		return
 	}
 	if d.events != seen {
-		b.markUnavailableLocked(d, problemChanging)
+		b.reqs.markUnavailableLocked(d, problemChanging)
 		return
 	}
-	b.applySnapshotLocked(d, data, err)
+	b.reqs.applySnapshotLocked(d, data, err)
 }
 
 // dirGone handles the end of a watched directory's own watch (it was

@@ -189,7 +189,7 @@ func (b *Broker) openDocument(path, alias string, sharedWith []string) (Document
 			if alias != "" && alias != d.alias {
 				prev := d.alias
 				d.alias = alias
-				if err := b.persistDocumentsLocked(); err != nil {
+				if err := b.reqs.persistDocumentsLocked(); err != nil {
 					d.alias = prev
 					return DocumentInfo{}, err
 				}
@@ -210,11 +210,11 @@ func (b *Broker) openDocument(path, alias string, sharedWith []string) (Document
 	}
 	d := &document{id: newID("doc_"), alias: alias, path: path, seq: s.seq, version: 1, text: data, sum: sha256.Sum256(data), sharedWith: sharedWith}
 	s.docs[d.id] = d
-	if err := b.persistDocumentsLocked(); err != nil {
+	if err := b.reqs.persistDocumentsLocked(); err != nil {
 		delete(s.docs, d.id)
 		return DocumentInfo{}, err
 	}
-	b.watchDocumentLocked(d)
+	b.reqs.watchDocumentLocked(d)
 	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Alias: alias, Event: "document_opened"})
 	return d.info(), nil
 }
@@ -240,7 +240,7 @@ func (b *Broker) RefreshDocument(id string) (DocumentInfo, error) {
 	if b.reqs.docs.docs[id] != d {
 		return DocumentInfo{}, ErrNotFound
 	}
-	err = b.applySnapshotLocked(d, data, err)
+	err = b.reqs.applySnapshotLocked(d, data, err)
 	return d.info(), err
 }
 
@@ -248,27 +248,28 @@ func (b *Broker) RefreshDocument(id string) (DocumentInfo, error) {
 // new text (a new version when it changed), or, when the read failed or
 // the text would pass the total, no snapshot at all. reqs.mu must be
 // held.
-func (b *Broker) applySnapshotLocked(d *document, data []byte, err error) error {
-	if err == nil && b.reqs.docs.totalBytes(d.id)+len(data) > MaxAllDocBytes {
+func (rq *reqState) applySnapshotLocked(d *document, data []byte, err error) error {
+	if err == nil && rq.docs.totalBytes(d.id)+len(data) > MaxAllDocBytes {
 		err = ErrTooMany
 	}
 	if err != nil {
-		b.markUnavailableLocked(d, problemOf(err))
+		rq.markUnavailableLocked(d, problemOf(err))
 		return err
 	}
-	b.setSnapshotLocked(d, data)
+	rq.setSnapshotLocked(d, data)
 	return nil
 }
 
 // setSnapshotLocked makes data the current snapshot: a new version when
 // it differs from the last one. reqs.mu must be held.
-func (b *Broker) setSnapshotLocked(d *document, data []byte) {
+func (rq *reqState) setSnapshotLocked(d *document, data []byte) {
+	b := rq.b
 	wasUnavailable := d.problem != ""
 	d.problem = ""
 	if sum := sha256.Sum256(data); sum != d.sum {
 		d.text, d.sum = data, sum
 		d.version++
-		b.revokeDocumentLocked(d.id)
+		rq.revokeDocumentLocked(d.id)
 		b.activity.Add(ActivityEntry{Time: b.cfg.now(), Alias: d.alias, Event: "document_changed"})
 		return
 	}
@@ -280,12 +281,13 @@ func (b *Broker) setSnapshotLocked(d *document, data []byte) {
 
 // markUnavailableLocked drops a document's snapshot for a static reason
 // and revokes every grant and request on it. reqs.mu must be held.
-func (b *Broker) markUnavailableLocked(d *document, p docProblem) {
+func (rq *reqState) markUnavailableLocked(d *document, p docProblem) {
+	b := rq.b
 	if d.problem == p && d.text == nil {
 		return
 	}
 	d.problem, d.text = p, nil
-	b.revokeDocumentLocked(d.id)
+	rq.revokeDocumentLocked(d.id)
 	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Alias: d.alias, Event: "document_unavailable", Reason: string(p)})
 }
 
@@ -298,12 +300,12 @@ func (b *Broker) CloseDocument(id string) error {
 		return ErrNotFound
 	}
 	delete(b.reqs.docs.docs, id)
-	if err := b.persistDocumentsLocked(); err != nil {
+	if err := b.reqs.persistDocumentsLocked(); err != nil {
 		b.reqs.docs.docs[id] = d
 		return err
 	}
-	b.unwatchDocumentLocked(d)
-	b.revokeDocumentLocked(id)
+	b.reqs.unwatchDocumentLocked(d)
+	b.reqs.revokeDocumentLocked(id)
 	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Alias: d.alias, Event: "document_closed"})
 	return nil
 }
@@ -312,15 +314,15 @@ func (b *Broker) CloseDocument(id string) error {
 // of them when it is closed or unavailable) and drops document grants
 // that no longer match.
 // Needs reqState.mu, and never Broker.mu: it may take Broker.mu itself.
-func (b *Broker) revokeDocumentLocked(id string) {
-	d := b.reqs.docs.docs[id]
+func (rq *reqState) revokeDocumentLocked(id string) {
+	d := rq.docs.docs[id]
 	gone := d == nil || d.problem != ""
-	for _, r := range b.reqs.reqs {
+	for _, r := range rq.reqs {
 		if r.fileID == id && (gone || r.generation != d.version) {
-			b.revokeLocked(r)
+			rq.revokeLocked(r)
 		}
 	}
-	for _, s := range b.reqs.sessions {
+	for _, s := range rq.sessions {
 		if v, ok := s.grants.doc[id]; ok && (gone || v != d.version) {
 			delete(s.grants.doc, id)
 		}
@@ -331,22 +333,22 @@ func (b *Broker) revokeDocumentLocked(id string) {
 func (b *Broker) Documents() []DocumentInfo {
 	b.reqs.mu.Lock()
 	defer b.reqs.mu.Unlock()
-	b.pruneDocSharesLocked()
-	return b.documentsLocked()
+	b.reqs.pruneDocSharesLocked()
+	return b.reqs.documentsLocked()
 }
 
 // Needs reqState.mu.
-func (b *Broker) documentsLocked() []DocumentInfo {
-	out := make([]DocumentInfo, 0, len(b.reqs.docs.docs))
-	for _, d := range b.sortedDocumentsLocked() {
+func (rq *reqState) documentsLocked() []DocumentInfo {
+	out := make([]DocumentInfo, 0, len(rq.docs.docs))
+	for _, d := range rq.sortedDocumentsLocked() {
 		out = append(out, d.info())
 	}
 	return out
 }
 
-func (b *Broker) sortedDocumentsLocked() []*document {
-	out := make([]*document, 0, len(b.reqs.docs.docs))
-	for _, d := range b.reqs.docs.docs {
+func (rq *reqState) sortedDocumentsLocked() []*document {
+	out := make([]*document, 0, len(rq.docs.docs))
+	for _, d := range rq.docs.docs {
 		out = append(out, d)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].seq < out[j].seq })

@@ -56,7 +56,7 @@ func newEnv(t *testing.T, dir string, setup ...func(*Broker)) *env {
 	clock := newManualClock()
 	b, err := New(Config{
 		StateDir: dir, Listen: "127.0.0.1:0", Console: "127.0.0.1:0",
-		Clock: clock.Now, Store: store.NewFile(dir),
+		Clock: clock.Now, Store: store.NewFile(dir), ConsoleHandler: consoleForTests(t),
 	})
 	if err != nil {
 		t.Fatalf("New: %v", err)

@@ -16,20 +16,20 @@ import (
 // per-session slot is counted by connection (a connection has one session
 // at a time): a new begin_session does not bring new capacity while the
 // previous session's task is still finishing. Needs reqState.mu.
-func (b *Broker) dispatchLocked() {
-	b.sweepRequestsLocked()
-	for _, r := range b.sortedRequestsLocked() {
+func (rq *reqState) dispatchLocked() {
+	rq.sweepRequestsLocked()
+	for _, r := range rq.sortedRequestsLocked() {
 		if r.status != StatusPending || r.auth == authPrompt {
 			continue
 		}
 		if r.operation.info().scopes == scopesDocument {
-			b.startLocked(r) // no database work, no slot
+			rq.startLocked(r) // no database work, no slot
 			continue
 		}
-		if b.reqs.slotsGlobal >= SlotsGlobal || b.reqs.slotsByConn[r.connID] >= SlotsPerSession {
+		if rq.slotsGlobal >= SlotsGlobal || rq.slotsByConn[r.connID] >= SlotsPerSession {
 			continue
 		}
-		b.startLocked(r)
+		rq.startLocked(r)
 	}
 }
 
@@ -37,33 +37,34 @@ func (b *Broker) dispatchLocked() {
 func (b *Broker) redispatch() {
 	b.reqs.mu.Lock()
 	defer b.reqs.mu.Unlock()
-	b.dispatchLocked()
+	b.reqs.dispatchLocked()
 }
 
 // startLocked re-checks r and moves it to running. Source state, session,
 // authorization and deadline are checked here; a one-time grant is
 // consumed in the same critical section as the move to running.
 // Needs reqState.mu, and never Broker.mu: it may take Broker.mu itself.
-func (b *Broker) startLocked(r *request) {
+func (rq *reqState) startLocked(r *request) {
+	b := rq.b
 	if r.sourceID != "" && b.narrowingInFlight(r.sourceID) {
 		return // stays pending; redispatch runs once the revocation is done
 	}
-	if !b.liveLocked(r) {
-		b.revokeLocked(r)
+	if !rq.liveLocked(r) {
+		rq.revokeLocked(r)
 		return
 	}
 	var pins map[string]string
 	switch r.auth {
 	case authOnce:
 		if !r.once {
-			b.revokeLocked(r)
+			rq.revokeLocked(r)
 			return
 		}
 		r.once = false
 	case authSession:
-		c := b.coverLocked(r)
+		c := rq.coverLocked(r)
 		if !c.ok {
-			b.revokeLocked(r)
+			rq.revokeLocked(r)
 			return
 		}
 		r.standing, pins = c.standing, c.pins
@@ -75,26 +76,27 @@ func (b *Broker) startLocked(r *request) {
 	}
 	b.record(r.connID, ActivityEntry{Time: b.cfg.now(), SessionID: r.sessionID, RequestID: r.id, Alias: r.alias, Event: ev, Status: string(StatusRunning), SQL: r.statement})
 	if r.operation.info().scopes == scopesDocument {
-		b.completeLocked(r, r.doc.result(), nil)
+		rq.completeLocked(r, r.doc.result(), nil)
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), b.reqs.opDeadline)
+	ctx, cancel := context.WithTimeout(context.Background(), rq.opDeadline)
 	r.cancel = cancel
-	b.reqs.slotsGlobal++
-	b.reqs.slotsByConn[r.connID]++
-	b.reqs.wg.Add(1)
+	rq.slotsGlobal++
+	rq.slotsByConn[r.connID]++
+	rq.wg.Add(1)
 	go b.runTask(ctx, cancel, r, pins)
 }
 
 // liveLocked reports whether the request's session, source (same
 // generation, still visible to the connection) or document still exist.
 // Needs reqState.mu, and never Broker.mu: it may take Broker.mu itself.
-func (b *Broker) liveLocked(r *request) bool {
+func (rq *reqState) liveLocked(r *request) bool {
+	b := rq.b
 	if !b.sessionAlive(r.sessionID) {
 		return false
 	}
 	if r.fileID != "" {
-		return b.documentLiveLocked(r)
+		return rq.documentLiveLocked(r)
 	}
 	_, gen, ok := b.engineSource(r.sourceID)
 	return ok && gen == r.generation && b.EffectiveAccess(r.connID, r.sourceID).Visible()
@@ -126,15 +128,15 @@ func (b *Broker) runTask(ctx context.Context, cancel context.CancelFunc, r *requ
 	}
 	if r.status == StatusRunning {
 		if err == nil {
-			b.pinLocked(r, ids)
+			b.reqs.pinLocked(r, ids)
 		}
 		if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && !r.write {
-			b.finishLocked(r, StatusExpired, CodeExecutionFailed, string(engines.ReasonTimeout))
+			b.reqs.finishLocked(r, StatusExpired, CodeExecutionFailed, string(engines.ReasonTimeout))
 		} else {
-			b.completeLocked(r, res, err)
+			b.reqs.completeLocked(r, res, err)
 		}
 	}
-	b.dispatchLocked()
+	b.reqs.dispatchLocked()
 }
 
 // execute opens the source's engine, runs the request's operation and
@@ -197,15 +199,16 @@ func (b *Broker) execute(ctx context.Context, r *request, pins map[string]string
 // the MCP response budget, or the engine error mapped to a status and a
 // broker code with the engine's static reason.
 // Needs reqState.mu.
-func (b *Broker) completeLocked(r *request, res any, err error) {
+func (rq *reqState) completeLocked(r *request, res any, err error) {
+	b := rq.b
 	if err == nil {
 		res = fitResponse(r.id, res)
 		if res == nil {
-			b.finishLocked(r, StatusFailed, CodeLimitExceeded, msgTooManyRows)
+			rq.finishLocked(r, StatusFailed, CodeLimitExceeded, msgTooManyRows)
 			return
 		}
 		r.result = res
-		b.finishLocked(r, StatusCompleted, "", "")
+		rq.finishLocked(r, StatusCompleted, "", "")
 		return
 	}
 	e := engines.AsError(err)
@@ -218,24 +221,24 @@ func (b *Broker) completeLocked(r *request, res any, err error) {
 	}
 	switch e.Code {
 	case engines.CodeIneligible:
-		b.finishLocked(r, StatusFailed, CodeUnsupportedSafeRead, msg)
+		rq.finishLocked(r, StatusFailed, CodeUnsupportedSafeRead, msg)
 	case engines.CodeIdentityChanged:
-		b.dropTableGrantsLocked(r)
-		b.finishLocked(r, StatusFailed, CodePermissionDenied, msg)
+		rq.dropTableGrantsLocked(r)
+		rq.finishLocked(r, StatusFailed, CodePermissionDenied, msg)
 	case engines.CodeUnavailable:
-		b.finishLocked(r, StatusFailed, CodeResourceUnavailable, msg)
+		rq.finishLocked(r, StatusFailed, CodeResourceUnavailable, msg)
 	case engines.CodeDenied:
-		b.finishLocked(r, StatusFailed, CodePermissionDenied, msg)
+		rq.finishLocked(r, StatusFailed, CodePermissionDenied, msg)
 	case engines.CodeCancelled:
-		b.finishLocked(r, StatusCancelled, CodeCancelled, msg)
+		rq.finishLocked(r, StatusCancelled, CodeCancelled, msg)
 	case engines.CodeTimeout:
-		b.finishLocked(r, StatusExpired, CodeExecutionFailed, msg)
+		rq.finishLocked(r, StatusExpired, CodeExecutionFailed, msg)
 	case engines.CodeOutcomeUnknown:
-		b.finishLocked(r, StatusOutcomeUnknown, CodeOutcomeUnknown, msg)
+		rq.finishLocked(r, StatusOutcomeUnknown, CodeOutcomeUnknown, msg)
 	case engines.CodeLimit:
-		b.finishLocked(r, StatusFailed, CodeLimitExceeded, msg)
+		rq.finishLocked(r, StatusFailed, CodeLimitExceeded, msg)
 	default:
-		b.finishLocked(r, StatusFailed, CodeExecutionFailed, string(engines.ReasonExecution))
+		rq.finishLocked(r, StatusFailed, CodeExecutionFailed, string(engines.ReasonExecution))
 	}
 }
 

@@ -48,8 +48,9 @@ type coverage struct {
 // coverLocked decides whether r is covered, right now, by a session grant
 // or by standing access. One-time approvals are not considered here.
 // Needs reqState.mu, and never Broker.mu: it may take Broker.mu itself.
-func (b *Broker) coverLocked(r *request) coverage {
-	s := b.reqs.sessions[r.sessionID]
+func (rq *reqState) coverLocked(r *request) coverage {
+	b := rq.b
+	s := rq.sessions[r.sessionID]
 	if s == nil {
 		return coverage{}
 	}
@@ -124,8 +125,8 @@ func (b *Broker) coverLocked(r *request) coverage {
 
 // grantLocked records a session grant for the scope the person picked.
 // Needs reqState.mu, and never Broker.mu: it may take Broker.mu itself.
-func (b *Broker) grantLocked(r *request, scope string) {
-	s := b.reqs.sessionLocked(r.sessionID)
+func (rq *reqState) grantLocked(r *request, scope string) {
+	s := rq.sessionLocked(r.sessionID)
 	switch scope {
 	case ScopeSource:
 		s.grants.source[r.sourceID] = r.generation
@@ -146,8 +147,8 @@ func (b *Broker) grantLocked(r *request, scope string) {
 // pinLocked records proven identities on the session's unpinned table
 // grants of the tables a request relied on.
 // Needs reqState.mu.
-func (b *Broker) pinLocked(r *request, identities map[string]string) {
-	s := b.reqs.sessions[r.sessionID]
+func (rq *reqState) pinLocked(r *request, identities map[string]string) {
+	s := rq.sessions[r.sessionID]
 	if s == nil {
 		return
 	}
@@ -173,8 +174,8 @@ func grantKey(t verifier.Table) string { return t.Schema + "\x00" + t.Name }
 
 // dropTableGrantLocked removes table grants whose identity changed.
 // Needs reqState.mu.
-func (b *Broker) dropTableGrantsLocked(r *request) {
-	if s := b.reqs.sessions[r.sessionID]; s != nil {
+func (rq *reqState) dropTableGrantsLocked(r *request) {
+	if s := rq.sessions[r.sessionID]; s != nil {
 		for _, t := range r.tables {
 			delete(s.grants.table[r.sourceID], grantKey(t))
 		}

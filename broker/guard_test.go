@@ -100,7 +100,7 @@ func TestGuardRules(t *testing.T) {
 			if c.want == 401 {
 				unauthorized = append(unauthorized, string(raw))
 			}
-			checkNoCookiesOrCORS(t, resp.Header)
+			testhttp.NoCookiesOrCORS(t, resp.Header)
 			if resp.Header.Get("X-Content-Type-Options") != "nosniff" {
 				t.Errorf("missing nosniff")
 			}
@@ -113,16 +113,6 @@ func TestGuardRules(t *testing.T) {
 	for _, b := range unauthorized {
 		if b != unauthorizedBody {
 			t.Errorf("401 body %q, want the one fixed body", b)
-		}
-	}
-}
-
-func checkNoCookiesOrCORS(t *testing.T, h http.Header) {
-	t.Helper()
-	for k := range h {
-		lk := strings.ToLower(k)
-		if lk == "set-cookie" || strings.HasPrefix(lk, "access-control-") {
-			t.Errorf("response carries %s", k)
 		}
 	}
 }

@@ -41,7 +41,7 @@ func (s *blockingStore) Save(data []byte) error {
 func TestLockOrderCreateConnectionStartServer(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state")
 	bs := &blockingStore{Store: store.NewFile(dir), entered: make(chan struct{}), release: make(chan struct{})}
-	b, err := New(Config{StateDir: dir, Listen: "127.0.0.1:0", Console: "127.0.0.1:0", Store: bs})
+	b, err := New(Config{StateDir: dir, Listen: "127.0.0.1:0", Console: "127.0.0.1:0", Store: bs, ConsoleHandler: consoleForTests(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -31,6 +32,14 @@ const (
 	StatusResultExpired          Status = "result_expired"
 	StatusCompletedResultRevoked Status = "completed_result_revoked"
 )
+
+var requestStatuses = []Status{StatusPending, StatusRunning, StatusCompleted, StatusFailed, StatusCancelled, StatusExpired,
+	StatusOutcomeUnknown, StatusDenied, StatusRevoked, StatusResultExpired, StatusCompletedResultRevoked}
+
+// Valid reports whether s is one of the request states above. The console
+// API checks a status filter with it, so an unknown one is refused rather
+// than matching nothing.
+func (s Status) Valid() bool { return slices.Contains(requestStatuses, s) }
 
 // Request limits from the contract.
 const (
@@ -149,6 +158,11 @@ type sessionReqs struct {
 // reqState is the broker's request, grant and document state. Lock order:
 // mu may be held while taking Broker.mu, never the other way round.
 type reqState struct {
+	// b is the broker that owns this state; the transitions reach the
+	// engines, the log, the clock and Broker.mu through it. Set once in
+	// New, never changed.
+	b *Broker
+
 	mu       sync.Mutex
 	reqs     map[string]*request
 	seq      uint64
@@ -183,7 +197,8 @@ func (rq *reqState) sessionLocked(id string) *sessionReqs {
 
 // finishLocked moves r to a terminal status.
 // Needs reqState.mu.
-func (b *Broker) finishLocked(r *request, st Status, code Code, msg string) {
+func (rq *reqState) finishLocked(r *request, st Status, code Code, msg string) {
+	b := rq.b
 	if r.terminal() {
 		return
 	}
@@ -212,15 +227,16 @@ func (b *Broker) finishLocked(r *request, st Status, code Code, msg string) {
 // revoked and a completed write → completed_result_revoked. The result is
 // dropped in every case.
 // Needs reqState.mu.
-func (b *Broker) revokeLocked(r *request) {
+func (rq *reqState) revokeLocked(r *request) {
+	b := rq.b
 	switch r.status {
 	case StatusPending:
-		b.finishLocked(r, StatusRevoked, CodePermissionDenied, messages[CodePermissionDenied])
+		rq.finishLocked(r, StatusRevoked, CodePermissionDenied, messages[CodePermissionDenied])
 	case StatusRunning:
 		if r.write {
-			b.finishLocked(r, StatusOutcomeUnknown, CodeOutcomeUnknown, messages[CodeOutcomeUnknown])
+			rq.finishLocked(r, StatusOutcomeUnknown, CodeOutcomeUnknown, messages[CodeOutcomeUnknown])
 		} else {
-			b.finishLocked(r, StatusRevoked, CodePermissionDenied, messages[CodePermissionDenied])
+			rq.finishLocked(r, StatusRevoked, CodePermissionDenied, messages[CodePermissionDenied])
 		}
 	case StatusCompleted:
 		r.result = nil
@@ -237,19 +253,20 @@ func (b *Broker) revokeLocked(r *request) {
 // sweepRequestsLocked expires undecided requests past their decision
 // deadline and turns requests past their retention into tombstones.
 // Needs reqState.mu.
-func (b *Broker) sweepRequestsLocked() {
+func (rq *reqState) sweepRequestsLocked() {
+	b := rq.b
 	now := b.cfg.now()
-	for _, r := range b.reqs.reqs {
+	for _, r := range rq.reqs {
 		if r.status == StatusPending && !now.Before(r.deadline) {
 			if r.auth == authPrompt {
-				b.finishLocked(r, StatusExpired, CodePermissionDenied, msgDecisionExpired)
+				rq.finishLocked(r, StatusExpired, CodePermissionDenied, msgDecisionExpired)
 			} else {
 				// Approved (or covered) but never got a concurrency slot.
-				b.finishLocked(r, StatusExpired, CodeLimitExceeded, msgSlotExpired)
+				rq.finishLocked(r, StatusExpired, CodeLimitExceeded, msgSlotExpired)
 			}
 		}
 		if r.terminal() && !now.Before(r.doneAt.Add(ResultRetention)) {
-			b.dropLocked(r, msgResultExpired)
+			rq.dropLocked(r, msgResultExpired)
 		}
 	}
 }
@@ -258,15 +275,15 @@ func (b *Broker) sweepRequestsLocked() {
 // tombstone: the key stays reserved and get_request keeps answering its
 // final status; a completed result becomes result_expired with msg.
 // Needs reqState.mu.
-func (b *Broker) dropLocked(r *request, msg string) {
+func (rq *reqState) dropLocked(r *request, msg string) {
 	t := tombstone{status: r.status, errCode: r.errCode, errMsg: r.errMsg}
 	if r.status == StatusCompleted {
 		t = tombstone{status: StatusResultExpired, errCode: CodeLimitExceeded, errMsg: msg}
 	}
-	if s := b.reqs.sessions[r.sessionID]; s != nil {
+	if s := rq.sessions[r.sessionID]; s != nil {
 		s.tombs[r.id] = t
 	}
-	delete(b.reqs.reqs, r.id)
+	delete(rq.reqs, r.id)
 }
 
 // admitLocked makes room for one more request of connID, or says why
@@ -275,10 +292,10 @@ func (b *Broker) dropLocked(r *request, msg string) {
 // When the store is full, the oldest request whose outcome the agent
 // already has (or that leaves an identical tombstone) is dropped before
 // its retention ends. Needs reqState.mu.
-func (b *Broker) admitLocked(connID string) *ToolError {
+func (rq *reqState) admitLocked(connID string) *ToolError {
 	n := 0
 	var victim *request
-	for _, r := range b.reqs.reqs {
+	for _, r := range rq.reqs {
 		if r.undelivered() {
 			if r.connID == connID {
 				n++
@@ -292,13 +309,13 @@ func (b *Broker) admitLocked(connID string) *ToolError {
 	if n >= MaxUndeliveredPerConnection {
 		return toolErrMsg(CodeLimitExceeded, msgConnShare)
 	}
-	if len(b.reqs.reqs) < MaxStoredRequests {
+	if len(rq.reqs) < MaxStoredRequests {
 		return nil
 	}
 	if victim == nil {
 		return toolErrMsg(CodeLimitExceeded, msgStoreFull)
 	}
-	b.dropLocked(victim, msgResultDropped)
+	rq.dropLocked(victim, msgResultDropped)
 	return nil
 }
 
@@ -312,8 +329,8 @@ const msgResultDropped = "the result was already returned and was dropped to mak
 
 // pendingCountsLocked counts requests waiting for the person.
 // Needs reqState.mu.
-func (b *Broker) pendingCountsLocked(sessionID string) (session, global int) {
-	for _, r := range b.reqs.reqs {
+func (rq *reqState) pendingCountsLocked(sessionID string) (session, global int) {
+	for _, r := range rq.reqs {
 		if r.status == StatusPending && r.auth == authPrompt {
 			global++
 			if r.sessionID == sessionID {
@@ -326,9 +343,9 @@ func (b *Broker) pendingCountsLocked(sessionID string) (session, global int) {
 
 // sortedRequestsLocked lists stored requests oldest first.
 // Needs reqState.mu.
-func (b *Broker) sortedRequestsLocked() []*request {
-	out := make([]*request, 0, len(b.reqs.reqs))
-	for _, r := range b.reqs.reqs {
+func (rq *reqState) sortedRequestsLocked() []*request {
+	out := make([]*request, 0, len(rq.reqs))
+	for _, r := range rq.reqs {
 		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].seq < out[j].seq })

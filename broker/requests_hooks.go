@@ -3,8 +3,8 @@ package broker
 // installRequestHooks ties requests and grants to the lifetime of their
 // session and to the sharing settings.
 func (b *Broker) installRequestHooks() {
-	b.OnSessionEnd(b.requestsSessionEnded)
-	b.OnSharingChange(b.requestsSharingChanged)
+	b.onSessionEnd(b.requestsSessionEnded)
+	b.onSharingChange(b.requestsSharingChanged)
 }
 
 // requestsSessionEnded cancels the session's work, drops its grants and
@@ -16,15 +16,15 @@ func (b *Broker) requestsSessionEnded(s *Session, _ EndReason) {
 	for id, r := range b.reqs.reqs {
 		if r.sessionID == s.ID {
 			if r.status == StatusRunning && r.write {
-				b.finishLocked(r, StatusOutcomeUnknown, CodeOutcomeUnknown, messages[CodeOutcomeUnknown])
+				b.reqs.finishLocked(r, StatusOutcomeUnknown, CodeOutcomeUnknown, messages[CodeOutcomeUnknown])
 			} else {
-				b.finishLocked(r, StatusCancelled, CodeCancelled, messages[CodeCancelled])
+				b.reqs.finishLocked(r, StatusCancelled, CodeCancelled, messages[CodeCancelled])
 			}
 			delete(b.reqs.reqs, id)
 		}
 	}
 	delete(b.reqs.sessions, s.ID)
-	b.dispatchLocked()
+	b.reqs.dispatchLocked()
 }
 
 // requestsSharingChanged revokes, on a narrowing, the affected
@@ -55,8 +55,8 @@ func (b *Broker) requestsSharingChanged(c SharingChange) {
 	}
 	for _, r := range b.reqs.reqs {
 		if r.sourceID == c.SourceID && conns[r.connID] {
-			b.revokeLocked(r)
+			b.reqs.revokeLocked(r)
 		}
 	}
-	b.dispatchLocked()
+	b.reqs.dispatchLocked()
 }

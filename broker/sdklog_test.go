@@ -18,7 +18,7 @@ func TestSDKInfoNotLogged(t *testing.T) {
 	clock := newManualClock()
 	b, err := New(Config{
 		StateDir: dir, Listen: "127.0.0.1:0", Console: "127.0.0.1:0",
-		Clock: clock.Now, Store: store.NewFile(dir),
+		Clock: clock.Now, Store: store.NewFile(dir), ConsoleHandler: consoleForTests(t),
 		Logger: slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	if err != nil {

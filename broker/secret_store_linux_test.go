@@ -22,7 +22,7 @@ func TestPasswordsInSecretService(t *testing.T) {
 	start := func() *env {
 		t.Helper()
 		clock := newManualClock()
-		b, err := New(Config{StateDir: dir, Listen: "127.0.0.1:0", Console: "127.0.0.1:0", Clock: clock.Now, Store: store.Default(dir)})
+		b, err := New(Config{StateDir: dir, Listen: "127.0.0.1:0", Console: "127.0.0.1:0", Clock: clock.Now, Store: store.Default(dir), ConsoleHandler: consoleForTests(t)})
 		if err != nil {
 			t.Fatalf("New: %v", err)
 		}

@@ -37,12 +37,13 @@ var (
 func (b *Broker) SessionGrants(sessionID string) []GrantInfo {
 	b.reqs.mu.Lock()
 	defer b.reqs.mu.Unlock()
-	return b.sessionGrantsLocked(sessionID)
+	return b.reqs.sessionGrantsLocked(sessionID)
 }
 
-func (b *Broker) sessionGrantsLocked(sessionID string) []GrantInfo {
+func (rq *reqState) sessionGrantsLocked(sessionID string) []GrantInfo {
+	b := rq.b
 	out := []GrantInfo{}
-	sr := b.reqs.sessions[sessionID]
+	sr := rq.sessions[sessionID]
 	if sr == nil {
 		return out
 	}
@@ -68,7 +69,7 @@ func (b *Broker) sessionGrantsLocked(sessionID string) []GrantInfo {
 	b.mu.Unlock()
 	for id := range sr.grants.doc {
 		g := GrantInfo{Scope: ScopeDocument, FileID: id}
-		if d := b.reqs.docs.docs[id]; d != nil {
+		if d := rq.docs.docs[id]; d != nil {
 			g.Alias = d.alias
 		}
 		out = append(out, g)
@@ -148,11 +149,11 @@ func (b *Broker) RevokeGrant(sessionID string, g GrantInfo) error {
 		}
 		switch r.status {
 		case StatusPending, StatusRunning, StatusCompleted:
-			if !b.coverLocked(r).ok {
-				b.revokeLocked(r)
+			if !b.reqs.coverLocked(r).ok {
+				b.reqs.revokeLocked(r)
 			}
 		}
 	}
-	b.dispatchLocked()
+	b.reqs.dispatchLocked()
 	return nil
 }

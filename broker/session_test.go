@@ -21,7 +21,7 @@ func TestSessionRules(t *testing.T) {
 	csB := e.mustConnect(b.Token, "")
 	var mu sync.Mutex
 	var ended []EndReason
-	e.b.OnSessionEnd(func(_ *Session, r EndReason) {
+	e.b.onSessionEnd(func(_ *Session, r EndReason) {
 		mu.Lock()
 		ended = append(ended, r)
 		mu.Unlock()

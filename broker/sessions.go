@@ -196,9 +196,11 @@ func (b *Broker) endSessions(match func(*Session) bool, reason EndReason) int {
 	return len(ended)
 }
 
-// OnSessionEnd registers f to run once for every ended session, outside
-// the broker's lock, whatever the reason. Register before Start.
-func (b *Broker) OnSessionEnd(f func(s *Session, reason EndReason)) {
+// onSessionEnd registers f to run once for every ended session, outside
+// the broker's lock, whatever the reason. Register before Start. The
+// request side (requests_hooks.go) is the one registered in New; tests add
+// observers. It is not exported: nothing outside the broker needs it.
+func (b *Broker) onSessionEnd(f func(s *Session, reason EndReason)) {
 	b.hookMu.Lock()
 	defer b.hookMu.Unlock()
 	b.sessionHooks = append(b.sessionHooks, f)
@@ -248,7 +250,7 @@ func (b *Broker) Sessions() []SessionInfo {
 	sort.Slice(out, func(i, j int) bool { return out[i].BegunAt.Before(out[j].BegunAt) })
 	b.reqs.mu.Lock() // before Broker.mu, never after it
 	for i := range out {
-		out[i].Grants = b.sessionGrantsLocked(out[i].ID)
+		out[i].Grants = b.reqs.sessionGrantsLocked(out[i].ID)
 	}
 	b.reqs.mu.Unlock()
 	return out

@@ -292,9 +292,11 @@ func (b *Broker) entryConnectionsLocked(e *SharingEntry) []string {
 	return out
 }
 
-// OnSharingChange registers f to run after every sharing change, outside
-// the broker's lock, in registration order. Register before Start.
-func (b *Broker) OnSharingChange(f func(SharingChange)) {
+// onSharingChange registers f to run after every sharing change, outside
+// the broker's lock, in registration order. Register before Start. The
+// request side (requests_hooks.go) is the one registered in New; tests add
+// observers. It is not exported: nothing outside the broker needs it.
+func (b *Broker) onSharingChange(f func(SharingChange)) {
 	b.hookMu.Lock()
 	defer b.hookMu.Unlock()
 	b.sharingHooks = append(b.sharingHooks, f)

@@ -86,7 +86,7 @@ func (b *Broker) UpdateSource(id string, ed SourceEdit) (Source, error) {
 	}
 	reconfigured := next.DSN != cur.DSN || next.Path != cur.Path || next.ReadOnly != cur.ReadOnly
 	if reconfigured {
-		if err := b.validateSourceLocked(next); err != nil {
+		if err := b.validateSource(next); err != nil {
 			b.mu.Unlock()
 			return Source{}, err
 		}
@@ -116,10 +116,10 @@ func (b *Broker) UpdateSource(id string, ed SourceEdit) (Source, error) {
 		}
 		for _, r := range b.reqs.reqs {
 			if r.sourceID == id && r.generation != next.Generation {
-				b.revokeLocked(r)
+				b.reqs.revokeLocked(r)
 			}
 		}
-		b.dispatchLocked()
+		b.reqs.dispatchLocked()
 	}
 	return out, nil
 }
@@ -158,9 +158,10 @@ func applyConfigEdit(s *savedSource, ed SourceEdit) error {
 	return nil
 }
 
-// validateSourceLocked checks a new configuration as AddSource does.
-// Validate does not connect, so holding the locks is cheap.
-func (b *Broker) validateSourceLocked(s savedSource) error {
+// validateSource checks a new configuration as AddSource does. It needs
+// no lock; UpdateSource calls it holding reqState.mu and Broker.mu, which
+// is cheap since Validate does not connect.
+func (b *Broker) validateSource(s savedSource) error {
 	src := engines.Source{Kind: s.Kind, DSN: s.DSN, Path: s.Path, ReadOnly: s.ReadOnly}
 	if d := b.cfg.Drivers[s.Kind]; d != nil {
 		if _, err := d.Validate(src); err != nil {

@@ -85,10 +85,10 @@ func TestStoreFairShare(t *testing.T) {
 		}
 		aReqs = append(aReqs, add("a", st))
 	}
-	if terr := b.admitLocked("a"); terr == nil || terr.Message != msgConnShare {
+	if terr := b.reqs.admitLocked("a"); terr == nil || terr.Message != msgConnShare {
 		t.Fatalf("over a's share: %v", terr)
 	}
-	if terr := b.admitLocked("b"); terr != nil {
+	if terr := b.reqs.admitLocked("b"); terr != nil {
 		t.Fatalf("b while a is at its share: %v", terr)
 	}
 	// Failed and cancelled requests leave identical tombstones: they never
@@ -100,22 +100,22 @@ func TestStoreFairShare(t *testing.T) {
 		}
 	}
 	// 64 undelivered plus the failed one: the failed one is dropped first.
-	if terr := b.admitLocked("e"); terr != nil || len(b.reqs.reqs) != MaxStoredRequests {
+	if terr := b.reqs.admitLocked("e"); terr != nil || len(b.reqs.reqs) != MaxStoredRequests {
 		t.Fatalf("dropping a lossless request: %v, %d stored", terr, len(b.reqs.reqs))
 	}
-	if terr := b.admitLocked("e"); terr == nil || terr.Message != msgStoreFull {
+	if terr := b.reqs.admitLocked("e"); terr == nil || terr.Message != msgStoreFull {
 		t.Fatalf("store full of undelivered requests: %v", terr)
 	}
 	received := aReqs[1]
 	received.delivered = true
 	received.doneAt = now.Add(time.Second)
-	if terr := b.admitLocked("e"); terr != nil {
+	if terr := b.reqs.admitLocked("e"); terr != nil {
 		t.Fatalf("with a received result to drop: %v", terr)
 	}
 	if _, still := b.reqs.reqs[received.id]; still {
 		t.Fatal("the received result was not dropped")
 	}
-	if out := b.viewLocked(received.sessionID, received.id); out == nil || out.Status != StatusResultExpired || out.Error.Message != msgResultDropped {
+	if out := b.reqs.viewLocked(received.sessionID, received.id); out == nil || out.Status != StatusResultExpired || out.Error.Message != msgResultDropped {
 		t.Fatalf("dropped request's view: %+v", out)
 	}
 }

@@ -124,8 +124,8 @@ func (b *Broker) submit(ctx context.Context, c Call, tok SessionToken, key Reque
 func (b *Broker) lookupKey(sessionID, key, fp string) (*requestOut, error, bool) {
 	b.reqs.mu.Lock()
 	defer b.reqs.mu.Unlock()
-	b.sweepRequestsLocked()
-	return b.keyLookupLocked(sessionID, key, fp)
+	b.reqs.sweepRequestsLocked()
+	return b.reqs.keyLookupLocked(sessionID, key, fp)
 }
 
 // reserve is submit's one step under reqState.mu: it looks the key up
@@ -138,14 +138,14 @@ func (b *Broker) lookupKey(sessionID, key, fp string) (*requestOut, error, bool)
 func (b *Broker) reserve(s *Session, r *request) (out *requestOut, covered <-chan struct{}, err error) {
 	b.reqs.mu.Lock()
 	defer b.reqs.mu.Unlock()
-	b.sweepRequestsLocked()
-	if out, kerr, done := b.keyLookupLocked(s.ID, r.key, r.fingerprint); done {
+	b.reqs.sweepRequestsLocked()
+	if out, kerr, done := b.reqs.keyLookupLocked(s.ID, r.key, r.fingerprint); done {
 		return out, nil, kerr
 	}
 	if !b.sessionAlive(s.ID) {
 		return nil, nil, toolErr(CodeSessionExpired)
 	}
-	if terr := b.admitLocked(s.ConnectionID); terr != nil {
+	if terr := b.reqs.admitLocked(s.ConnectionID); terr != nil {
 		return nil, nil, terr
 	}
 	now := b.cfg.now()
@@ -154,10 +154,10 @@ func (b *Broker) reserve(s *Session, r *request) (out *requestOut, covered <-cha
 	r.seq, r.createdAt, r.deadline = b.reqs.seq, now, now.Add(DecisionTime)
 	r.status, r.done = StatusPending, make(chan struct{})
 	sr := b.reqs.sessionLocked(s.ID) // before coverLocked, which needs it
-	if b.coverLocked(r).ok {
+	if b.reqs.coverLocked(r).ok {
 		r.auth = authSession
 	} else {
-		ps, pg := b.pendingCountsLocked(s.ID)
+		ps, pg := b.reqs.pendingCountsLocked(s.ID)
 		if ps >= MaxPendingPerSession {
 			return nil, nil, toolErrMsg(CodeLimitExceeded, msgPendingSession)
 		}
@@ -168,7 +168,7 @@ func (b *Broker) reserve(s *Session, r *request) (out *requestOut, covered <-cha
 	sr.keys[r.key] = keyEntry{fingerprint: r.fingerprint, requestID: r.id}
 	b.reqs.reqs[r.id] = r
 	b.record(s.ConnectionID, ActivityEntry{Time: now, SessionID: s.ID, RequestID: r.id, Alias: r.alias, Event: "request_created", Status: string(StatusPending), SQL: r.statement})
-	b.dispatchLocked()
+	b.reqs.dispatchLocked()
 	if r.auth == authSession {
 		covered = r.done
 	}
@@ -178,8 +178,8 @@ func (b *Broker) reserve(s *Session, r *request) (out *requestOut, covered <-cha
 // keyLookupLocked answers a reused key: the same parameters return the
 // same request (never run again), different ones request_conflict. done
 // is false when the key is new and may be reserved.
-func (b *Broker) keyLookupLocked(sessionID, key, fp string) (*requestOut, error, bool) {
-	sr := b.reqs.sessions[sessionID]
+func (rq *reqState) keyLookupLocked(sessionID, key, fp string) (*requestOut, error, bool) {
+	sr := rq.sessions[sessionID]
 	if sr == nil {
 		return nil, nil, false
 	}
@@ -187,7 +187,7 @@ func (b *Broker) keyLookupLocked(sessionID, key, fp string) (*requestOut, error,
 		if e.fingerprint != fp {
 			return nil, toolErr(CodeRequestConflict), true
 		}
-		if out := b.viewLocked(sessionID, e.requestID); out != nil {
+		if out := rq.viewLocked(sessionID, e.requestID); out != nil {
 			return out, nil, true
 		}
 		return nil, toolErr(CodeResourceUnavailable), true
@@ -201,8 +201,8 @@ func (b *Broker) keyLookupLocked(sessionID, key, fp string) (*requestOut, error,
 func (b *Broker) view(sessionID, id string) (*requestOut, error) {
 	b.reqs.mu.Lock()
 	defer b.reqs.mu.Unlock()
-	b.sweepRequestsLocked()
-	if out := b.viewLocked(sessionID, id); out != nil {
+	b.reqs.sweepRequestsLocked()
+	if out := b.reqs.viewLocked(sessionID, id); out != nil {
 		return out, nil
 	}
 	return nil, toolErr(CodeResourceUnavailable)
@@ -212,10 +212,10 @@ func (b *Broker) view(sessionID, id string) (*requestOut, error) {
 // is released only after the same checks as before running: the source
 // (or document) and, for a request authorized without a prompt, a grant
 // or standing access still covering it. Otherwise it is revoked.
-func (b *Broker) viewLocked(sessionID, id string) *requestOut {
-	r := b.reqs.reqs[id]
+func (rq *reqState) viewLocked(sessionID, id string) *requestOut {
+	r := rq.reqs[id]
 	if r == nil || r.sessionID != sessionID {
-		if sr := b.reqs.sessions[sessionID]; sr != nil {
+		if sr := rq.sessions[sessionID]; sr != nil {
 			if t, ok := sr.tombs[id]; ok {
 				return viewOf(id, t.status, t.errCode, t.errMsg, nil)
 			}
@@ -223,8 +223,8 @@ func (b *Broker) viewLocked(sessionID, id string) *requestOut {
 		return nil
 	}
 	if r.status == StatusCompleted {
-		if !b.liveLocked(r) || (r.auth == authSession && !b.coverLocked(r).ok) {
-			b.revokeLocked(r)
+		if !rq.liveLocked(r) || (r.auth == authSession && !rq.coverLocked(r).ok) {
+			rq.revokeLocked(r)
 		}
 	}
 	var res any

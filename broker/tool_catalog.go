@@ -49,7 +49,7 @@ func (b *Broker) toolListCatalog(_ context.Context, c Call, in listCatalogIn) (*
 	}
 	out := &listCatalogOut{Sources: []CatalogSource{}, Documents: []CatalogDocument{}}
 	b.reqs.mu.Lock()
-	out.Documents = b.catalogDocumentsLocked(c.ConnectionID)
+	out.Documents = b.reqs.catalogDocumentsLocked(c.ConnectionID)
 	b.reqs.mu.Unlock()
 	b.mu.Lock()
 	for _, s := range b.state.Sources {

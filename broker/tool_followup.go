@@ -31,11 +31,11 @@ func (b *Broker) toolCancelRequest(_ context.Context, c Call, in requestIDIn) (*
 	if r != nil && r.sessionID == s.ID {
 		switch {
 		case r.status == StatusPending:
-			b.finishLocked(r, StatusCancelled, CodeCancelled, messages[CodeCancelled])
+			b.reqs.finishLocked(r, StatusCancelled, CodeCancelled, messages[CodeCancelled])
 		case r.status == StatusRunning && r.write:
-			b.finishLocked(r, StatusOutcomeUnknown, CodeOutcomeUnknown, messages[CodeOutcomeUnknown])
+			b.reqs.finishLocked(r, StatusOutcomeUnknown, CodeOutcomeUnknown, messages[CodeOutcomeUnknown])
 		case r.status == StatusRunning:
-			b.finishLocked(r, StatusCancelled, CodeCancelled, messages[CodeCancelled])
+			b.reqs.finishLocked(r, StatusCancelled, CodeCancelled, messages[CodeCancelled])
 		}
 	}
 	b.reqs.mu.Unlock()

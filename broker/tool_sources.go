@@ -177,7 +177,7 @@ func (b *Broker) toolReadOpenFile(ctx context.Context, c Call, in readOpenFileIn
 	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint(opReadOpenFile, in), func(s *Session) (*request, *ToolError) {
 		b.reqs.mu.Lock()
 		defer b.reqs.mu.Unlock()
-		d := b.documentForLocked(s.ConnectionID, string(in.FileID))
+		d := b.reqs.documentForLocked(s.ConnectionID, string(in.FileID))
 		if d == nil {
 			return nil, toolErr(CodeResourceUnavailable)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dbeast/dbeast/broker"
+	"github.com/dbeast/dbeast/broker/consoleapi"
 	"github.com/dbeast/dbeast/tray"
 )
 
@@ -17,7 +18,7 @@ import (
 // fail with ErrUnauthorized with a wrong one.
 func TestClientAgainstBroker(t *testing.T) {
 	dir := t.TempDir()
-	b, err := broker.New(broker.Config{StateDir: filepath.Join(dir, "state"), Listen: "127.0.0.1:0", Console: "127.0.0.1:0"})
+	b, err := broker.New(broker.Config{ConsoleHandler: consoleapi.NewHandler, StateDir: filepath.Join(dir, "state"), Listen: "127.0.0.1:0", Console: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,7 +81,7 @@ var hiddenExtra = &unicode.RangeTable{
 }
 
 // hidden reports whether c must not be shown as itself: the console's
-// rules (broker/console/static/app.js, escapeFor). Controls, format
+// rules (broker/consoleapi/static/app.js, escapeFor). Controls, format
 // characters (bidi, zero-width), private use, surrogates, unassigned
 // code points, line and paragraph separators, every space but U+0020 and
 // hiddenExtra. A combining mark on an ASCII character (U+0338 over "="

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dbeast/dbeast/broker"
+	"github.com/dbeast/dbeast/broker/consoleapi"
 )
 
 // TestOpenDocumentAgainstBroker: the tray's "Open document…" call opens
@@ -16,7 +17,7 @@ import (
 // missing file and a wrong token are refused and open nothing.
 func TestOpenDocumentAgainstBroker(t *testing.T) {
 	dir := t.TempDir()
-	b, err := broker.New(broker.Config{StateDir: filepath.Join(dir, "state"), Listen: "127.0.0.1:0", Console: "127.0.0.1:0"})
+	b, err := broker.New(broker.Config{ConsoleHandler: consoleapi.NewHandler, StateDir: filepath.Join(dir, "state"), Listen: "127.0.0.1:0", Console: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}

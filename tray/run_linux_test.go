@@ -27,6 +27,7 @@ import (
 
 	"github.com/dbeast/dbeast/broker"
 	"github.com/dbeast/dbeast/broker/brokertest"
+	"github.com/dbeast/dbeast/broker/consoleapi"
 	"github.com/dbeast/dbeast/engines"
 	"github.com/dbeast/dbeast/engines/sqlite"
 )
@@ -645,7 +646,8 @@ func startBroker(t *testing.T) *brokerEnv {
 func (env *brokerEnv) start(t *testing.T) *broker.Broker {
 	t.Helper()
 	b, err := broker.New(broker.Config{
-		StateDir: env.state, Listen: "127.0.0.1:0", Console: env.console,
+		ConsoleHandler: consoleapi.NewHandler,
+		StateDir:       env.state, Listen: "127.0.0.1:0", Console: env.console,
 		Drivers: map[engines.Kind]engines.Driver{engines.SQLite: sqlite.Driver{}},
 	})
 	if err != nil {

@@ -278,7 +278,7 @@ func TestDecidableOnlyWhenShownWhole(t *testing.T) {
 }
 
 // TestCleanHidesWhatTheConsoleEscapes: the tray replaces the characters
-// the console shows as escapes (broker/console/static/app.js escapeFor).
+// the console shows as escapes (broker/consoleapi/static/app.js escapeFor).
 func TestCleanHidesWhatTheConsoleEscapes(t *testing.T) {
 	cases := []struct{ in, want string }{
 		{"plain ascii", "plain ascii"},

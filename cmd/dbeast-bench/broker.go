@@ -21,6 +21,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/dbeast/dbeast/broker"
+	"github.com/dbeast/dbeast/broker/consoleapi"
 	"github.com/dbeast/dbeast/engines"
 	mysqleng "github.com/dbeast/dbeast/engines/mysql"
 	"github.com/dbeast/dbeast/engines/postgres"
@@ -90,7 +91,7 @@ func startInProcess(dir string) (*brokerProc, error) {
 	if err != nil {
 		return nil, err
 	}
-	br, err := broker.New(broker.Config{StateDir: filepath.Join(dir, "state"), Listen: mcpAddr, Console: conAddr,
+	br, err := broker.New(broker.Config{ConsoleHandler: consoleapi.NewHandler, StateDir: filepath.Join(dir, "state"), Listen: mcpAddr, Console: conAddr,
 		Drivers: map[engines.Kind]engines.Driver{engines.SQLite: sqlite.Driver{}, engines.Postgres: postgres.Driver{}, engines.MySQL: mysqleng.Driver{}}})
 	if err != nil {
 		return nil, err

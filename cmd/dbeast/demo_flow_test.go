@@ -11,6 +11,7 @@ import (
 
 	"github.com/dbeast/dbeast/broker"
 	"github.com/dbeast/dbeast/broker/brokertest"
+	"github.com/dbeast/dbeast/broker/consoleapi"
 	"github.com/dbeast/dbeast/internal/shop"
 )
 
@@ -23,7 +24,7 @@ func TestDemoApproveQuery(t *testing.T) {
 	if _, err := shop.Ensure(context.Background(), db); err != nil {
 		t.Fatal(err)
 	}
-	cfg := broker.Config{StateDir: dir, Listen: "127.0.0.1:0", Console: "127.0.0.1:0", Drivers: engineDrivers()}
+	cfg := broker.Config{ConsoleHandler: consoleapi.NewHandler, StateDir: dir, Listen: "127.0.0.1:0", Console: "127.0.0.1:0", Drivers: engineDrivers()}
 	b, err := broker.New(cfg)
 	if err != nil {
 		t.Fatal(err)

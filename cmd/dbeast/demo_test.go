@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dbeast/dbeast/broker"
+	"github.com/dbeast/dbeast/broker/consoleapi"
 	"github.com/dbeast/dbeast/internal/shop"
 )
 
@@ -20,7 +21,7 @@ func TestDemoSetUpIsIdempotent(t *testing.T) {
 	}
 	var firstSource string
 	for i := range 3 {
-		b, err := broker.New(broker.Config{StateDir: dir, Listen: "127.0.0.1:0", Console: "127.0.0.1:0"})
+		b, err := broker.New(broker.Config{ConsoleHandler: consoleapi.NewHandler, StateDir: dir, Listen: "127.0.0.1:0", Console: "127.0.0.1:0"})
 		if err != nil {
 			t.Fatal(err)
 		}

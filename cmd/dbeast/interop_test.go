@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dbeast/dbeast/broker"
+	"github.com/dbeast/dbeast/broker/consoleapi"
 	"github.com/dbeast/dbeast/engines"
 	"github.com/dbeast/dbeast/internal/shop"
 )
@@ -49,7 +50,7 @@ func TestInteropClients(t *testing.T) {
 	if _, err := shop.Ensure(context.Background(), db); err != nil {
 		t.Fatal(err)
 	}
-	b, err := broker.New(broker.Config{StateDir: state, Listen: "127.0.0.1:0", Console: "127.0.0.1:0", Drivers: engineDrivers()})
+	b, err := broker.New(broker.Config{ConsoleHandler: consoleapi.NewHandler, StateDir: state, Listen: "127.0.0.1:0", Console: "127.0.0.1:0", Drivers: engineDrivers()})
 	if err != nil {
 		t.Fatal(err)
 	}

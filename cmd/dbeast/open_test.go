@@ -12,6 +12,7 @@ import (
 
 	"github.com/dbeast/dbeast/broker"
 	"github.com/dbeast/dbeast/broker/brokertest"
+	"github.com/dbeast/dbeast/broker/consoleapi"
 )
 
 // mcpCall is one stateless JSON-RPC tools/call over real HTTP.
@@ -48,7 +49,7 @@ func mcpCall(t *testing.T, b *broker.Broker, token, name string, args map[string
 // message and opens nothing.
 func TestOpenCommand(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state")
-	cfg := broker.Config{StateDir: dir, Listen: "127.0.0.1:0", Console: "127.0.0.1:0", Drivers: engineDrivers()}
+	cfg := broker.Config{ConsoleHandler: consoleapi.NewHandler, StateDir: dir, Listen: "127.0.0.1:0", Console: "127.0.0.1:0", Drivers: engineDrivers()}
 	b, err := broker.New(cfg)
 	if err != nil {
 		t.Fatal(err)

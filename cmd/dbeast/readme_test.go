@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dbeast/dbeast/broker"
+	"github.com/dbeast/dbeast/broker/consoleapi"
 	"github.com/dbeast/dbeast/internal/shop"
 )
 
@@ -55,7 +56,7 @@ func TestReadmeWalkthrough(t *testing.T) {
 	if _, err := shop.Ensure(context.Background(), db); err != nil {
 		t.Fatal(err)
 	}
-	b, err := broker.New(broker.Config{StateDir: dir, Listen: "127.0.0.1:0", Console: "127.0.0.1:0", Drivers: engineDrivers()})
+	b, err := broker.New(broker.Config{ConsoleHandler: consoleapi.NewHandler, StateDir: dir, Listen: "127.0.0.1:0", Console: "127.0.0.1:0", Drivers: engineDrivers()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/dbeast/dbeast/broker"
+	"github.com/dbeast/dbeast/broker/consoleapi"
 	"github.com/dbeast/dbeast/engines"
 	"github.com/dbeast/dbeast/engines/mysql"
 	"github.com/dbeast/dbeast/engines/postgres"
@@ -88,7 +89,7 @@ func defaultStateDir() string {
 }
 
 func (f *serveFlags) config() broker.Config {
-	return broker.Config{StateDir: f.stateDir, Listen: f.listen, Console: f.console, Drivers: engineDrivers(), Logger: f.logger()}
+	return broker.Config{ConsoleHandler: consoleapi.NewHandler, StateDir: f.stateDir, Listen: f.listen, Console: f.console, Drivers: engineDrivers(), Logger: f.logger()}
 }
 
 // engineDrivers are the engines the broker runs requests with, by kind.

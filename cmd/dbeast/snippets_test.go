@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dbeast/dbeast/broker"
+	"github.com/dbeast/dbeast/broker/consoleapi"
 )
 
 // TestClaudeCodeSnippets runs Claude Code's CLI (pinned in
@@ -32,7 +33,7 @@ func TestClaudeCodeSnippets(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash is not on PATH")
 	}
-	b, err := broker.New(broker.Config{StateDir: filepath.Join(t.TempDir(), "state"), Listen: "127.0.0.1:0", Console: "127.0.0.1:0"})
+	b, err := broker.New(broker.Config{ConsoleHandler: consoleapi.NewHandler, StateDir: filepath.Join(t.TempDir(), "state"), Listen: "127.0.0.1:0", Console: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func TestClaudeCodeSnippets(t *testing.T) {
 // TestCreateConnectionPrintsSnippets checks serve's --create-connection
 // output: every client's snippet, carrying the new connection's token.
 func TestCreateConnectionPrintsSnippets(t *testing.T) {
-	b, err := broker.New(broker.Config{StateDir: filepath.Join(t.TempDir(), "state"), Listen: "127.0.0.1:0", Console: "127.0.0.1:0"})
+	b, err := broker.New(broker.Config{ConsoleHandler: consoleapi.NewHandler, StateDir: filepath.Join(t.TempDir(), "state"), Listen: "127.0.0.1:0", Console: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,7 @@
 // Package layout holds meta-tests of the repository's architecture: every
 // package has a doc comment and dependencies point one way (cmd → broker →
-// engines, verifier; the verifier imports no driver; only broker imports
-// the MCP SDK).
+// engines, verifier; the verifier imports no driver; only the broker
+// package imports the MCP SDK; only cmd imports the console API).
 package layout
 
 import (
@@ -88,8 +88,17 @@ func TestDependenciesPointOneWay(t *testing.T) {
 			}
 		}
 		for _, imp := range p.Imports {
-			if strings.HasPrefix(imp, sdk) && !under(p.ImportPath, "broker") {
+			// The broker package itself is the MCP surface; its
+			// subpackages (the console API, the store, the guard) are
+			// not and reach agents only through it.
+			if strings.HasPrefix(imp, sdk) && p.ImportPath != module+"/broker" {
 				t.Errorf("%s imports the MCP SDK directly; only broker may", p.ImportPath)
+			}
+			// The console API is the person's surface over the broker:
+			// the command that builds a broker hands it over
+			// (Config.ConsoleHandler); nothing else builds on it.
+			if under(imp, "broker/consoleapi") && !under(p.ImportPath, "cmd") {
+				t.Errorf("%s imports broker/consoleapi; only cmd wires it to a broker", p.ImportPath)
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -39,4 +40,16 @@ func Do(t testing.TB, method, url string, hdr map[string]string, body io.Reader)
 	resp.Body.Close()
 	resp.Body = io.NopCloser(bytes.NewReader(raw))
 	return resp
+}
+
+// NoCookiesOrCORS fails the test for every cookie or CORS header in h:
+// neither listener ever sets one, whatever the request was.
+func NoCookiesOrCORS(t testing.TB, h http.Header) {
+	t.Helper()
+	for k := range h {
+		lk := strings.ToLower(k)
+		if lk == "set-cookie" || strings.HasPrefix(lk, "access-control-") {
+			t.Errorf("response carries %s", k)
+		}
+	}
 }

@@ -1,20 +1,18 @@
 package broker
 
 import (
-	"net/http"
 	"slices"
 	"sync"
 	"time"
 )
 
-// A browser signs in to the console with a one-time code rather than with
-// the console token: the link a person opens stays in the browser's
-// history (and in history synced to other devices), so what it carries
-// must be worthless once used. The page trades the code for the token with
-// POST /api/signin and keeps the token in its tab's session storage.
-
-// signInPath is the console route that needs no token.
-const signInPath = "/api/signin"
+// The person is the per-start console token. A browser signs in to the
+// console with a one-time code rather than with the token: the link a
+// person opens stays in the browser's history (and in history synced to
+// other devices), so what it carries must be worthless once used. The
+// broker keeps the token and the codes; the console API (broker/consoleapi)
+// checks them with IsConsoleToken and trades a code for the token with
+// ClaimSignIn.
 
 // maxSignInCodes bounds the codes waiting to be used; a new one pushes out
 // the oldest.
@@ -37,6 +35,13 @@ type signInCode struct {
 	expires time.Time
 }
 
+// IsConsoleToken reports whether tok is this start's console token,
+// compared in constant time. The console API authenticates every call
+// but sign-in with it.
+func (b *Broker) IsConsoleToken(tok string) bool {
+	return wellFormed(tok, consoleTokenPrefix) && hashToken(tok).equal(hashToken(b.consoleToken))
+}
+
 // ConsoleSignInURL returns the console page with a new one-time sign-in
 // code in the fragment (never sent to the server by a browser), valid for
 // signInLifetime. Show it only to the person.
@@ -49,6 +54,18 @@ func (b *Broker) ConsoleSignInURL() string {
 	b.signIn.codes = append(b.signIn.codes, signInCode{hash: hashToken(code), expires: b.cfg.now().Add(signInLifetime)})
 	b.signIn.mu.Unlock()
 	return b.ConsoleURL() + "#code=" + code
+}
+
+// ClaimSignIn uses up code, a code from ConsoleSignInURL, and returns the
+// console token; ok is false, and the token "", for a code that is
+// unknown, malformed, expired, pushed out or already used. A successful
+// sign-in is recorded in the activity log.
+func (b *Broker) ClaimSignIn(code string) (token string, ok bool) {
+	if !b.claimSignIn(code) {
+		return "", false
+	}
+	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Event: "console_signed_in"})
+	return b.consoleToken, true
 }
 
 // claimSignIn uses up code; it reports whether code was an unused one.
@@ -68,26 +85,4 @@ func (b *Broker) claimSignIn(code string) bool {
 		}
 	}
 	return false
-}
-
-// apiSignIn answers POST /api/signin {"code": …} with {"token": …}, once
-// per code; any other code gets the generic 401.
-func (b *Broker) apiSignIn(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-		return
-	}
-	var in struct {
-		Code string `json:"code"`
-	}
-	if !readJSON(w, r, &in) {
-		return
-	}
-	if !b.claimSignIn(in.Code) {
-		http.Error(w, "unauthorized", http.StatusUnauthorized)
-		return
-	}
-	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Event: "console_signed_in"})
-	writeJSON(w, http.StatusOK, map[string]string{"token": b.consoleToken})
 }

@@ -1,4 +1,4 @@
-package console_test
+package consoleapi_test
 
 import (
 	"net/http"

@@ -1,4 +1,4 @@
-package console
+package consoleapi
 
 import (
 	"embed"
@@ -30,17 +30,15 @@ var assets = map[string]asset{
 	"/favicon-pending.svg": {"static/favicon-pending.svg", "image/svg+xml"},
 }
 
-// Handler returns the handler of the static console page. It answers GET
-// and HEAD for the fixed asset paths only, refuses a query string (404;
-// no secret belongs in a URL), and sets the
-// console's security headers on every response itself, so it is safe
-// whatever wraps it. It is safe for concurrent use.
-func Handler() http.Handler { return handler{} }
+// page is the handler of the static console page. It answers GET and
+// HEAD for the fixed asset paths only, refuses a query string (404; no
+// secret belongs in a URL), and sets the console's security headers on
+// every response itself, so it is safe whatever wraps it. The zero value
+// is ready and safe for concurrent use.
+type page struct{}
 
-type handler struct{}
-
-func (handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	SetHeaders(w.Header())
+func (page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	setPageHeaders(w.Header())
 	a, ok := assets[r.URL.Path]
 	if !ok || r.URL.RawQuery != "" || r.URL.ForceQuery {
 		http.Error(w, "not found", http.StatusNotFound)
@@ -63,9 +61,9 @@ func (handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// SetHeaders sets the console's security headers: the page CSP, no
-// framing, no sniffing, no referrer, no caching.
-func SetHeaders(h http.Header) {
+// setPageHeaders sets the console page's security headers: the page CSP,
+// no framing, no sniffing, no referrer, no caching.
+func setPageHeaders(h http.Header) {
 	h.Set("Content-Security-Policy", CSP)
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")

@@ -1,11 +1,11 @@
-package console_test
+package consoleapi_test
 
 import (
 	"io"
 	"strings"
 	"testing"
 
-	"github.com/dbeast/dbeast/broker/console"
+	"github.com/dbeast/dbeast/broker/consoleapi"
 
 	"github.com/dbeast/dbeast/broker/internal/testhttp"
 )
@@ -60,7 +60,7 @@ func TestConsoleHTTPRules(t *testing.T) {
 				}
 			}
 			csp := h.Get("Content-Security-Policy")
-			if c.page && csp != console.CSP || !strings.Contains(csp, "default-src 'none'") || !strings.Contains(csp, "frame-ancestors 'none'") {
+			if c.page && csp != consoleapi.CSP || !strings.Contains(csp, "default-src 'none'") || !strings.Contains(csp, "frame-ancestors 'none'") {
 				t.Errorf("Content-Security-Policy %q", csp)
 			}
 			if h.Get("Set-Cookie") != "" || h.Get("Access-Control-Allow-Origin") != "" {

@@ -1,4 +1,4 @@
-package console_test
+package consoleapi_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/dbeast/dbeast/broker"
 	"github.com/dbeast/dbeast/broker/brokertest"
+	"github.com/dbeast/dbeast/broker/consoleapi"
 	"github.com/dbeast/dbeast/engines"
 	"github.com/dbeast/dbeast/engines/sqlite"
 	"github.com/google/uuid"
@@ -50,7 +51,8 @@ func newEnv(t *testing.T) *env {
 	}
 	db.Close()
 	b, err := broker.New(broker.Config{
-		StateDir: filepath.Join(dir, "state"), Listen: "127.0.0.1:0", Console: "127.0.0.1:0",
+		ConsoleHandler: consoleapi.NewHandler,
+		StateDir:       filepath.Join(dir, "state"), Listen: "127.0.0.1:0", Console: "127.0.0.1:0",
 		Drivers: map[engines.Kind]engines.Driver{engines.SQLite: sqlite.Driver{}},
 	})
 	if err != nil {
@@ -77,7 +79,8 @@ func (e *env) restart() {
 	console := strings.TrimSuffix(strings.TrimPrefix(e.b.ConsoleURL(), "http://"), "/")
 	e.b.Close()
 	b, err := broker.New(broker.Config{
-		StateDir: e.state, Listen: "127.0.0.1:0", Console: console,
+		ConsoleHandler: consoleapi.NewHandler,
+		StateDir:       e.state, Listen: "127.0.0.1:0", Console: console,
 		Drivers: map[engines.Kind]engines.Driver{engines.SQLite: sqlite.Driver{}},
 	})
 	if err != nil {

@@ -1,4 +1,4 @@
-package console
+package consoleapi
 
 import (
 	"net/http"
@@ -40,7 +40,7 @@ func TestHandler(t *testing.T) {
 			if p, q, ok := strings.Cut(c.target, "?"); ok {
 				req.URL.Path, req.URL.RawQuery, req.URL.ForceQuery = p, q, q == ""
 			}
-			Handler().ServeHTTP(rec, req)
+			page{}.ServeHTTP(rec, req)
 			if rec.Code != c.want {
 				t.Fatalf("status %d, want %d", rec.Code, c.want)
 			}

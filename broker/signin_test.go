@@ -27,7 +27,7 @@ func TestConsoleSignIn(t *testing.T) {
 	}
 	post := func(method, body string, hdr map[string]string) (int, string) {
 		t.Helper()
-		req, _ := http.NewRequest(method, base+signInPath, strings.NewReader(body))
+		req, _ := http.NewRequest(method, base+"/api/signin", strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		for k, v := range hdr {
 			req.Header.Set(k, v)
