@@ -44,12 +44,14 @@ func newSourceRequest(s *Session, src Source, o op) *request {
 	}
 }
 
-// databaseOf is the source's configured database (MySQL's only allowed
-// schema), from the driver without connecting.
+// databaseOf is a MySQL source's configured database (the only schema its
+// verifier allows), from the driver without connecting; "" for the other
+// engines, whose verifiers ignore Input.Database.
 func (b *Broker) databaseOf(id string) string {
 	src, _, ok := b.engineSource(id)
 	d := b.cfg.Drivers[src.Kind]
-	if !ok || d == nil {
+	if !ok || d == nil || src.Kind.Dialect() != verifier.MySQL {
+		// Parsing a PostgreSQL DSN costs about 0.1 ms a call, for nothing.
 		return ""
 	}
 	info, err := d.Validate(src)
