@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -57,8 +58,21 @@ func Main(ctx context.Context, name string, matrix Matrix, args []string, stdout
 	shrink := fs.Bool("shrink", true, "shrink failing generated cases to a minimal SQL")
 	report := fs.String("report", "", "write a JSON report with every disagreement's artifact to this file")
 	regressions := fs.String("regressions", "conformance/testdata/regressions", "append shrunk disagreements as corpus cases to <dir>/<dialect>.txt (empty: do not write)")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (for profiling the harness)")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: cpuprofile: %v\n", name, err)
+			return 2
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
 	}
 	names := strings.Split(*engineFlag, ",")
 	if *engineFlag == "all" {
