@@ -123,6 +123,31 @@ func OpenMySQL(ctx context.Context, dsn string) (*MySQL, error) {
 	return e, nil
 }
 
+// Worker implements Engine: a check connection, a probe connection and
+// restricted logins of its own on the fixture. The write counters are
+// SESSION STATUS and the shadow functions' flag a user variable, both the
+// session's own; the fixture's row counts are shared, but no worker's
+// session can write them (every read runs read-only and rolled back).
+func (e *MySQL) Worker(ctx context.Context) (Engine, error) {
+	w := &MySQL{cfg: e.cfg, version: e.version, vcfg: e.vcfg, verdictDBs: map[int]*sql.DB{}, verdicts: map[int]*sql.Conn{}}
+	var err error
+	if w.db, w.conn, err = myOpen(ctx, e.cfg); err != nil {
+		return nil, err
+	}
+	if _, err := w.conn.ExecContext(ctx, "USE "+MySQLDatabase); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("conformance: mysql use: %w", err)
+	}
+	if e.pcfg != nil {
+		if w.probeDB, w.probe, err = myOpen(ctx, e.pcfg); err != nil {
+			w.probeDB, w.probe = nil, nil
+		} else {
+			w.pcfg = e.pcfg
+		}
+	}
+	return w, nil
+}
+
 // revive reopens a connection the driver closed (it does so when a
 // client-side timeout cancels a query), so one slow case does not end the
 // run.

@@ -38,6 +38,7 @@ var pgShadowFunctions = []string{
 // Postgres is a PostgreSQL server reached by DSN, with the fixture in
 // schema dbeast_conf of the DSN's database.
 type Postgres struct {
+	cfg     *pgx.ConnConfig // the check connection's
 	pcfg    *pgx.ConnConfig // the probe's; nil when it cannot log in
 	conn    *pgx.Conn       // superuser: fixture, checks of accepted reads
 	probe   *pgx.Conn       // pgProbeRole; nil when the role cannot log in
@@ -60,7 +61,7 @@ func OpenPostgres(ctx context.Context, dsn string) (*Postgres, error) {
 	if err != nil {
 		return nil, fmt.Errorf("conformance: postgres connect: %w", err)
 	}
-	e := &Postgres{conn: conn, procs: map[string]string{}}
+	e := &Postgres{cfg: cfg, conn: conn, procs: map[string]string{}}
 	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(pgLock)); err != nil {
 		e.Close()
 		return nil, fmt.Errorf("conformance: postgres lock: %w", err)
@@ -80,6 +81,23 @@ func OpenPostgres(ctx context.Context, dsn string) (*Postgres, error) {
 		e.probe, e.pcfg = p, pcfg
 	}
 	return e, nil
+}
+
+// Worker implements Engine: a check connection and a probe connection of
+// its own on the fixture. pg_stat_xact_* and the transaction id are the
+// backend's own, so workers do not see each other's scans or calls.
+func (e *Postgres) Worker(ctx context.Context) (Engine, error) {
+	conn, err := pgx.ConnectConfig(ctx, e.cfg)
+	if err != nil {
+		return nil, fmt.Errorf("conformance: postgres connect: %w", err)
+	}
+	w := &Postgres{cfg: e.cfg, conn: conn, version: e.version, num: e.num, procs: map[string]string{}}
+	if e.pcfg != nil {
+		if p, err := pgx.ConnectConfig(ctx, e.pcfg); err == nil {
+			w.probe, w.pcfg = p, e.pcfg
+		}
+	}
+	return w, nil
 }
 
 func (e *Postgres) fixture(ctx context.Context) error {

@@ -26,6 +26,9 @@ type SQLite struct {
 	probeDB *sql.DB
 	plog    *authRecorder
 	version string
+	// worker: the fixture belongs to the engine this one was opened from,
+	// so Close leaves it.
+	worker bool
 }
 
 var _ Engine = (*SQLite)(nil)
@@ -131,6 +134,22 @@ func OpenSQLite(ctx context.Context) (*SQLite, error) {
 		return nil, fmt.Errorf("conformance: sqlite version: %w", err)
 	}
 	return e, nil
+}
+
+// Worker implements Engine: recording and probing connections of its own,
+// each with its own authorizer log, on the same fixture file.
+func (e *SQLite) Worker(ctx context.Context) (Engine, error) {
+	w := &SQLite{dir: e.dir, path: e.path, log: &authRecorder{}, plog: &authRecorder{}, version: e.version, worker: true}
+	var err error
+	if w.db, w.conn, err = w.open(ctx, w.log); err != nil {
+		w.Close()
+		return nil, err
+	}
+	if w.probeDB, w.probe, err = w.open(ctx, w.plog); err != nil {
+		w.Close()
+		return nil, err
+	}
+	return w, nil
 }
 
 func (e *SQLite) create(ctx context.Context) error {
@@ -307,6 +326,9 @@ func (e *SQLite) Close() error {
 		if d != nil {
 			d.Close()
 		}
+	}
+	if e.worker {
+		return nil
 	}
 	return os.RemoveAll(e.dir)
 }
