@@ -1,0 +1,90 @@
+package conformance
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestWorkersSameSummary runs the same seed with one worker and with two
+// on each engine, under a planted verifier bug (forgetTable: verdicts
+// lose the decoy table), and wants the same counts and the same
+// disagreements, shrunk the same way, in case order. The planted case at
+// an odd position is dealt to the second worker (its own engine from
+// Worker), so the bug must be found and shrunk there.
+func TestWorkersSameSummary(t *testing.T) {
+	for _, tc := range []struct {
+		engine string
+		cases  int
+	}{
+		{"sqlite", 600},
+		{"postgres", 150},
+		{"mysql", 150},
+	} {
+		t.Run(tc.engine, func(t *testing.T) {
+			e := openEngine(t, tc.engine)
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			w, err := e.Worker(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			planted := Case{Source: FromGenerated, Name: "planted", SQL: "SELECT o.id FROM " + e.Schema() + ".orders AS o WHERE o.customer_id IN (SELECT s.id FROM " + e.Schema() + ".secret AS s) ORDER BY 1"}
+			cases := append([]Case{GeneratedCases(e, 7, 1)[0], planted}, GeneratedCases(e, 7, tc.cases)[1:]...)
+			run := func(workers ...Engine) *Summary {
+				r := &Runner{Engine: e, Workers: workers, Verify: forgetTable("secret"), Shrink: true, MaxShrinkChecks: 60}
+				s, err := r.Run(ctx, cases)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return s
+			}
+			one, two := run(), run(w)
+			counts := func(s *Summary) []int {
+				return []int{s.Cases, s.Accepted, s.Refused, s.ServerErrors, s.OverRefusals}
+			}
+			if !reflect.DeepEqual(counts(one), counts(two)) || !reflect.DeepEqual(one.RefusalCodes, two.RefusalCodes) {
+				t.Errorf("cases, accepted, refused, server errors, over-refusals: %v with 1 worker, %v with 2 (refusal codes %v, %v)",
+					counts(one), counts(two), one.RefusalCodes, two.RefusalCodes)
+			}
+			if !reflect.DeepEqual(one.OverRefusalSQL, two.OverRefusalSQL) {
+				t.Errorf("over-refusal examples differ:\n%q\n%q", one.OverRefusalSQL, two.OverRefusalSQL)
+			}
+			found := func(s *Summary) []string {
+				var out []string
+				for _, d := range s.Disagreements {
+					out = append(out, d.Case.Name+" "+string(d.Kind)+" "+d.ShrunkSQL)
+				}
+				return out
+			}
+			if !reflect.DeepEqual(found(one), found(two)) {
+				t.Errorf("disagreements differ:\n1 worker:  %q\n2 workers: %q", found(one), found(two))
+			}
+			pos := map[string]int{}
+			for i, c := range cases {
+				pos[c.Name] = i
+			}
+			for i := 1; i < len(two.Disagreements); i++ {
+				if pos[two.Disagreements[i-1].Case.Name] >= pos[two.Disagreements[i].Case.Name] {
+					t.Errorf("disagreements are not in case order: %q", found(two))
+				}
+			}
+			if s := two.Cases; s != len(cases) {
+				t.Errorf("ran %d of %d cases", s, len(cases))
+			}
+			var got *Disagreement
+			for i, d := range two.Disagreements {
+				if d.Case.Name == "planted" {
+					got = &two.Disagreements[i]
+				}
+			}
+			if got == nil || got.Kind != KindTouchedTable || !strings.Contains(got.ShrunkSQL, "secret") {
+				t.Fatalf("the planted disagreement was not found and shrunk by the second worker: %+v", got)
+			}
+			t.Logf("%s: %d cases, %d disagreements; planted case shrunk to %q", tc.engine, two.Cases, len(two.Disagreements), got.ShrunkSQL)
+		})
+	}
+}
