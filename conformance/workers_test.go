@@ -88,3 +88,25 @@ func TestWorkersSameSummary(t *testing.T) {
 		})
 	}
 }
+
+// TestSQLiteStatementCount: the kept-open handle counts statements as
+// SQLite's prepare reads them, case after case.
+func TestSQLiteStatementCount(t *testing.T) {
+	e := openEngine(t, "sqlite").(*SQLite)
+	for _, tc := range []struct {
+		sql     string
+		n       int
+		failing bool
+	}{
+		{"SELECT 1", 1, false},
+		{"SELECT id FROM main.orders;", 1, false},
+		{"SELECT 1; SELECT 2", 2, false},
+		{"SELECT 1; SELEC 2", 2, true},
+		{"SELECT 1 /* c */ ; -- x", 1, false},
+	} {
+		n, err := e.stmts.statements(tc.sql)
+		if n != tc.n || (err != nil) != tc.failing {
+			t.Errorf("%q: %d statements, error %v; want %d, failing %v", tc.sql, n, err, tc.n, tc.failing)
+		}
+	}
+}
