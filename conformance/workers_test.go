@@ -110,3 +110,35 @@ func TestSQLiteStatementCount(t *testing.T) {
 		}
 	}
 }
+
+// TestMySQLCountersMove: the one-query write counters (SESSION_STATUS
+// and the fixture's row counts) see a write of the session, and the
+// query itself moves none of them.
+func TestMySQLCountersMove(t *testing.T) {
+	e := openEngine(t, "mysql").(*MySQL)
+	ctx := context.Background()
+	c0, r0, err := e.counters(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c0) != len(myWriteCounters) || r0 == "" {
+		t.Fatalf("counters %v, row counts %q", c0, r0)
+	}
+	if c1, r1, err := e.counters(ctx); err != nil || !reflect.DeepEqual(c0, c1) || r1 != r0 {
+		t.Fatalf("reading the counters moved them: %v %q -> %v %q (%v)", c0, r0, c1, r1, err)
+	}
+	for _, s := range []string{"CREATE TEMPORARY TABLE dbeast_conf_tmp (x INT)", "INSERT INTO dbeast_conf_tmp VALUES (1)", "DROP TEMPORARY TABLE dbeast_conf_tmp"} {
+		if _, err := e.conn.ExecContext(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c2, _, err := e.counters(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"handler_write", "com_insert"} {
+		if c2[k] <= c0[k] {
+			t.Errorf("%s did not move: %d -> %d", k, c0[k], c2[k])
+		}
+	}
+}
