@@ -365,15 +365,15 @@ func (e *Postgres) CheckAccepted(ctx context.Context, original string, v *verifi
 
 // pgXactStats returns the scan counts of user tables and the call counts
 // of user functions that pg_stat_xact_* show now, and whether the
-// transaction has been assigned an id (a write), in one round trip. It
-// uses no cached prepared statement: TryRefused's DISCARD ALL deallocates
-// them behind pgx's back, which made every other probe fail here.
+// transaction has been assigned an id (a write), in one round trip. It is
+// a prepared statement pgx caches, so the server plans the views once per
+// connection, not per call (planning them costs a few milliseconds).
 func pgXactStats(ctx context.Context, tx pgQuerier) (tables, funcs map[string]int64, xid bool, err error) {
 	tables, funcs = map[string]int64{}, map[string]int64{}
 	rows, err := tx.Query(ctx, `SELECT schemaname || '.' || relname, coalesce(seq_scan, 0) + coalesce(idx_scan, 0)
 		FROM pg_catalog.pg_stat_xact_user_tables
 		UNION ALL SELECT '()' || schemaname || '.' || funcname, calls FROM pg_catalog.pg_stat_xact_user_functions
-		UNION ALL SELECT '[xid]', 1 WHERE pg_catalog.pg_current_xact_id_if_assigned() IS NOT NULL`, pgx.QueryExecModeExec)
+		UNION ALL SELECT '[xid]', 1 WHERE pg_catalog.pg_current_xact_id_if_assigned() IS NOT NULL`)
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("conformance: postgres stats: %w", err)
 	}
@@ -409,10 +409,20 @@ func statDelta(a, b map[string]int64) []string {
 	return sortedKeys(grew)
 }
 
+// pgProbeReset ends a probe's transaction and resets what outlives a
+// rollback (settings, advisory locks, cursors, listeners, temporary
+// tables, sequence state), in one round trip. It is DISCARD ALL without
+// DEALLOCATE ALL: that deallocated the prepared statement pgx had cached
+// for pgXactStats behind its back, so every other probe failed at its
+// first query and counted as not harmless (about half of the
+// over-refusals went unseen); DISCARD ALL cannot run in a multi-statement
+// message anyway.
+const pgProbeReset = "ROLLBACK; CLOSE ALL; RESET ALL; UNLISTEN *; SELECT pg_catalog.pg_advisory_unlock_all(); DISCARD TEMP; DISCARD SEQUENCES"
+
 // TryRefused implements Engine: as pgProbeRole, read-only, one second at
 // most, rolled back; harmless when it ran, scanned only fixture tables,
 // called no user function and got no transaction id. The session is
-// reset afterwards (advisory locks and settings outlive a rollback).
+// reset afterwards (pgProbeReset).
 func (e *Postgres) TryRefused(ctx context.Context, q string) (bool, error) {
 	if e.pcfg == nil || !startsAsRead(q) {
 		return false, nil
@@ -428,8 +438,7 @@ func (e *Postgres) TryRefused(ctx context.Context, q string) (bool, error) {
 	tx := e.probe
 	defer func() {
 		if !tx.IsClosed() {
-			tx.Exec(context.Background(), "ROLLBACK")
-			tx.Exec(context.Background(), "DISCARD ALL")
+			tx.Exec(context.Background(), pgProbeReset)
 		}
 	}()
 	// pg_catalog first, so built-ins win over the fixture's shadows, then

@@ -142,3 +142,33 @@ func TestMySQLCountersMove(t *testing.T) {
 		}
 	}
 }
+
+// TestPGProbeReset: what a tried query leaves in the probe's session (an
+// advisory lock, a setting) is gone after TryRefused, and the probe's
+// next try still works (the reset keeps pgx's prepared statements).
+func TestPGProbeReset(t *testing.T) {
+	e := openEngine(t, "postgres").(*Postgres)
+	ctx := context.Background()
+	if e.pcfg == nil {
+		t.Skip("the probe role cannot log in")
+	}
+	for _, q := range []string{"SELECT pg_advisory_lock(424242)", "SELECT set_config('application_name', 'dirty', false)"} {
+		if _, err := e.TryRefused(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var locks int
+	var app string
+	if err := e.probe.QueryRow(ctx, "SELECT (SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 424242), current_setting('application_name')").Scan(&locks, &app); err != nil {
+		t.Fatal(err)
+	}
+	if locks != 0 || app == "dirty" {
+		t.Errorf("after the probe: %d advisory locks, application_name %q", locks, app)
+	}
+	for i := 0; i < 3; i++ {
+		ok, err := e.TryRefused(ctx, "SELECT id FROM orders")
+		if err != nil || !ok {
+			t.Fatalf("try %d of a harmless read: %v, %v", i, ok, err)
+		}
+	}
+}
