@@ -13,15 +13,16 @@ import (
 // lose the decoy table), and wants the same counts and the same
 // disagreements, shrunk the same way, in case order. The planted case at
 // an odd position is dealt to the second worker (its own engine from
-// Worker), so the bug must be found and shrunk there.
+// Worker), so the bug must be found and shrunk there; another at an even
+// position goes to the first.
 func TestWorkersSameSummary(t *testing.T) {
 	for _, tc := range []struct {
 		engine string
 		cases  int
 	}{
 		{"sqlite", 600},
-		{"postgres", 150},
-		{"mysql", 150},
+		{"postgres", 100},
+		{"mysql", 100},
 	} {
 		t.Run(tc.engine, func(t *testing.T) {
 			e := openEngine(t, tc.engine)
@@ -33,7 +34,14 @@ func TestWorkersSameSummary(t *testing.T) {
 			}
 			defer w.Close()
 			planted := Case{Source: FromGenerated, Name: "planted", SQL: "SELECT o.id FROM " + e.Schema() + ".orders AS o WHERE o.customer_id IN (SELECT s.id FROM " + e.Schema() + ".secret AS s) ORDER BY 1"}
-			cases := append([]Case{GeneratedCases(e, 7, 1)[0], planted}, GeneratedCases(e, 7, tc.cases)[1:]...)
+			// A second planted case at an even position (the first worker),
+			// so that every engine has disagreements from both workers to
+			// keep in case order.
+			planted2 := planted
+			planted2.Name = "planted-2"
+			planted2.SQL = strings.Replace(planted.SQL, "SELECT o.id", "SELECT o.customer_id", 1)
+			generated := GeneratedCases(e, 7, tc.cases)
+			cases := append([]Case{generated[0], planted, planted2}, generated[1:]...)
 			run := func(workers ...Engine) *Summary {
 				r := &Runner{Engine: e, Workers: workers, Verify: forgetTable("secret"), Shrink: true, MaxShrinkChecks: 60}
 				s, err := r.Run(ctx, cases)
@@ -80,6 +88,9 @@ func TestWorkersSameSummary(t *testing.T) {
 				if d.Case.Name == "planted" {
 					got = &two.Disagreements[i]
 				}
+			}
+			if len(two.Disagreements) < 2 {
+				t.Fatalf("%d disagreements, want both planted ones at least", len(two.Disagreements))
 			}
 			if got == nil || got.Kind != KindTouchedTable || !strings.Contains(got.ShrunkSQL, "secret") {
 				t.Fatalf("the planted disagreement was not found and shrunk by the second worker: %+v", got)
