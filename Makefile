@@ -55,10 +55,10 @@ fuzz: ## run every fuzz target for FUZZTIME (default 20000x; a count, see docs/c
 	  done; \
 	done
 
-conformance: build ## long differential run against the live engines
-	./$(BIN) conformance --engine sqlite --cases $${CASES:-20000}
-	@if [ -n "$$DBEAST_TEST_POSTGRES_DSN" ]; then ./$(BIN) conformance --engine postgres --cases $${CASES:-20000}; fi
-	@if [ -n "$$DBEAST_TEST_MYSQL_DSN" ]; then ./$(BIN) conformance --engine mysql --cases $${CASES:-20000}; fi
+conformance: build ## long differential run against the live engines (CASES=20000, WORKERS=1 by default)
+	./$(BIN) conformance --engine sqlite --cases $${CASES:-20000} --workers $${WORKERS:-1}
+	@if [ -n "$$DBEAST_TEST_POSTGRES_DSN" ]; then ./$(BIN) conformance --engine postgres --cases $${CASES:-20000} --workers $${WORKERS:-1}; fi
+	@if [ -n "$$DBEAST_TEST_MYSQL_DSN" ]; then ./$(BIN) conformance --engine mysql --cases $${CASES:-20000} --workers $${WORKERS:-1}; fi
 
 matrix: ## PostgreSQL 13-18 without Docker: contract suite + conformance slice per version (conformance/matrix/run.sh)
 	conformance/matrix/run.sh

@@ -50,7 +50,8 @@ func openEngine(t *testing.T, name string) Engine {
 
 // TestCISlice runs the whole read corpus and a fixed-seed generated slice
 // against each engine and asserts zero disagreements. A failure prints the
-// artifacts as JSON.
+// artifacts as JSON. It runs on two workers, as long runs do, which also
+// halves its time on a two-core machine.
 func TestCISlice(t *testing.T) {
 	for _, name := range []string{"sqlite", "postgres", "mysql"} {
 		t.Run(name, func(t *testing.T) {
@@ -64,7 +65,14 @@ func TestCISlice(t *testing.T) {
 				n = 200
 			}
 			cases = append(cases, GeneratedCases(e, ciSeed, n)...)
-			r := &Runner{Engine: e, Verify: dialect.Verify, Shrink: true}
+			ctx, cancel := context.WithTimeout(context.Background(), OpenTimeout)
+			w, err := e.Worker(ctx)
+			cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			r := &Runner{Engine: e, Workers: []Engine{w}, Verify: dialect.Verify, Shrink: true}
 			s, err := r.Run(context.Background(), cases)
 			if err != nil {
 				t.Fatal(err)

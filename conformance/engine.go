@@ -15,9 +15,13 @@ import (
 const OpenTimeout = 6 * time.Minute
 
 // Engine is one named connection to a live server with the harness's
-// scratch fixture. Implementations are not safe for concurrent use: the
-// Runner checks one case at a time, which also keeps per-transaction
-// counters free of noise.
+// scratch fixture. Implementations are not safe for concurrent use: a
+// Runner checks one case at a time on each engine, and parallel workers
+// each get their own engine from Worker. What an engine observes is per
+// session (PostgreSQL's pg_stat_xact_* views and transaction id, MySQL's
+// SESSION STATUS and user variables, SQLite's per-connection authorizer
+// and total_changes), so concurrent workers do not see each other's
+// reads.
 type Engine interface {
 	// Name is the engine's short name: postgres, mysql or sqlite.
 	Name() string
@@ -39,6 +43,11 @@ type Engine interface {
 	// unprivileged reader in a rolled-back read-only transaction: no error,
 	// nothing written, only fixture tables read.
 	TryRefused(ctx context.Context, sql string) (bool, error)
+	// Worker opens another engine on the same fixture, with its own
+	// connections (probe and restricted ones included), without taking
+	// the harness lock or recreating the fixture: the engine it was
+	// opened from holds the lock and must outlive it.
+	Worker(ctx context.Context) (Engine, error)
 	// Close releases the connections. The fixture is left in place.
 	Close() error
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -123,11 +124,37 @@ func OpenMySQL(ctx context.Context, dsn string) (*MySQL, error) {
 	return e, nil
 }
 
+// Worker implements Engine: a check connection, a probe connection and
+// restricted logins of its own on the fixture. The write counters are
+// SESSION STATUS and the shadow functions' flag a user variable, both the
+// session's own; the fixture's row counts are shared, but no worker's
+// session can write them (every read runs read-only and rolled back).
+func (e *MySQL) Worker(ctx context.Context) (Engine, error) {
+	w := &MySQL{cfg: e.cfg, version: e.version, vcfg: e.vcfg, verdictDBs: map[int]*sql.DB{}, verdicts: map[int]*sql.Conn{}}
+	var err error
+	if w.db, w.conn, err = myOpen(ctx, e.cfg); err != nil {
+		return nil, err
+	}
+	if _, err := w.conn.ExecContext(ctx, "USE "+MySQLDatabase); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("conformance: mysql use: %w", err)
+	}
+	if e.pcfg != nil {
+		if w.probeDB, w.probe, err = myOpen(ctx, e.pcfg); err != nil {
+			w.probeDB, w.probe = nil, nil
+		} else {
+			w.pcfg = e.pcfg
+		}
+	}
+	return w, nil
+}
+
 // revive reopens a connection the driver closed (it does so when a
 // client-side timeout cancels a query), so one slow case does not end the
-// run.
-func (e *MySQL) revive(ctx context.Context) error {
-	if e.conn.PingContext(ctx) != nil {
+// run: the check connection, and the probe's when probe is set (only
+// TryRefused uses it, so only it pays the probe's ping).
+func (e *MySQL) revive(ctx context.Context, probe bool) error {
+	if !probe && e.conn.PingContext(ctx) != nil {
 		e.conn.Close()
 		e.db.Close()
 		var err error
@@ -138,7 +165,7 @@ func (e *MySQL) revive(ctx context.Context) error {
 			return fmt.Errorf("conformance: mysql use: %w", err)
 		}
 	}
-	if e.pcfg != nil && (e.probe == nil || e.probe.PingContext(ctx) != nil) {
+	if probe && e.pcfg != nil && (e.probe == nil || e.probe.PingContext(ctx) != nil) {
 		if e.probe != nil {
 			e.probe.Close()
 			e.probeDB.Close()
@@ -258,33 +285,38 @@ func (e *MySQL) Schema() string { return MySQLDatabase }
 // Database implements Engine.
 func (e *MySQL) Database() string { return MySQLDatabase }
 
-func (e *MySQL) counters(ctx context.Context) (map[string]int64, error) {
-	rows, err := e.conn.QueryContext(ctx, "SHOW SESSION STATUS WHERE Variable_name IN ('"+strings.Join(myWriteCounters, "','")+"')")
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]int64{}
-	for rows.Next() {
-		var k string
-		var v int64
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, err
-		}
-		out[k] = v
-	}
-	return out, rows.Err()
-}
-
-// rowCounts returns the row count of every fixture table and the decoy.
-func (e *MySQL) rowCounts(ctx context.Context) (string, error) {
+// counters returns the session's write counters and, under the key
+// "rows", the row count of every fixture table and the decoy, in one
+// round trip.
+func (e *MySQL) counters(ctx context.Context) (map[string]int64, string, error) {
 	var parts []string
 	for _, t := range append(append([]gen.Table{}, gen.Tables...), gen.SecretTable) {
 		parts = append(parts, "(SELECT count(*) FROM "+MySQLDatabase+"."+t.Name+")")
 	}
-	var s string
-	err := e.conn.QueryRowContext(ctx, "SELECT CONCAT_WS(',', "+strings.Join(parts, ", ")+")").Scan(&s)
-	return s, err
+	rows, err := e.conn.QueryContext(ctx, "SELECT VARIABLE_NAME, VARIABLE_VALUE FROM information_schema.SESSION_STATUS WHERE VARIABLE_NAME IN ('"+
+		strings.ToUpper(strings.Join(myWriteCounters, "','"))+"') UNION ALL SELECT 'rows', CONCAT_WS(',', "+strings.Join(parts, ", ")+")")
+	if err != nil {
+		return nil, "", err
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	counts := ""
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, "", err
+		}
+		if k == "rows" {
+			counts = v
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, "", fmt.Errorf("counter %s: %w", k, err)
+		}
+		out[strings.ToLower(k)] = n
+	}
+	return out, counts, rows.Err()
 }
 
 // myIdent is an identifier as the restore writes it (backquoted) or as a
@@ -364,19 +396,15 @@ func myErrNumber(err error) uint16 {
 // CheckAccepted implements Engine.
 func (e *MySQL) CheckAccepted(ctx context.Context, original string, v *verifier.Verdict) (*Observation, error) {
 	obs := &Observation{}
-	if err := e.revive(ctx); err != nil {
+	if err := e.revive(ctx, false); err != nil {
 		return nil, err
 	}
 	if _, err := e.conn.ExecContext(ctx, "SET @dbeast_conf_called = NULL"); err != nil {
 		return nil, fmt.Errorf("conformance: mysql reset: %w", err)
 	}
-	before, err := e.counters(ctx)
+	before, rows0, err := e.counters(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("conformance: mysql counters: %w", err)
-	}
-	rows0, err := e.rowCounts(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("conformance: mysql row counts: %w", err)
 	}
 	allowed := map[string]bool{}
 	for _, t := range v.Tables {
@@ -440,18 +468,18 @@ func (e *MySQL) CheckAccepted(ctx context.Context, original string, v *verifier.
 	if called.Valid {
 		obs.Problems = append(obs.Problems, Problem{KindCalledFunction, "a stored function of the fixture ran"})
 	}
-	after, err := e.counters(ctx)
+	after, rows1, err := e.counters(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("conformance: mysql counters: %w", err)
 	}
+	if len(after) != len(myWriteCounters) {
+		return nil, fmt.Errorf("conformance: mysql counters: %d of %d found", len(after), len(myWriteCounters))
+	}
 	for _, k := range myWriteCounters {
+		k = strings.ToLower(k)
 		if after[k] != before[k] {
 			obs.Problems = append(obs.Problems, Problem{KindWrite, fmt.Sprintf("%s moved by %d", k, after[k]-before[k])})
 		}
-	}
-	rows1, err := e.rowCounts(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("conformance: mysql row counts: %w", err)
 	}
 	if rows1 != rows0 {
 		obs.Problems = append(obs.Problems, Problem{KindWrite, "fixture row counts changed"})
@@ -473,7 +501,7 @@ func (e *MySQL) TryRefused(ctx context.Context, q string) (bool, error) {
 	if !startsAsRead(q) {
 		return false, nil
 	}
-	if err := e.revive(ctx); err != nil {
+	if err := e.revive(ctx, true); err != nil {
 		return false, err
 	}
 	if e.probe == nil {

@@ -38,6 +38,7 @@ var pgShadowFunctions = []string{
 // Postgres is a PostgreSQL server reached by DSN, with the fixture in
 // schema dbeast_conf of the DSN's database.
 type Postgres struct {
+	cfg     *pgx.ConnConfig // the check connection's
 	pcfg    *pgx.ConnConfig // the probe's; nil when it cannot log in
 	conn    *pgx.Conn       // superuser: fixture, checks of accepted reads
 	probe   *pgx.Conn       // pgProbeRole; nil when the role cannot log in
@@ -60,7 +61,7 @@ func OpenPostgres(ctx context.Context, dsn string) (*Postgres, error) {
 	if err != nil {
 		return nil, fmt.Errorf("conformance: postgres connect: %w", err)
 	}
-	e := &Postgres{conn: conn, procs: map[string]string{}}
+	e := &Postgres{cfg: cfg, conn: conn, procs: map[string]string{}}
 	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(pgLock)); err != nil {
 		e.Close()
 		return nil, fmt.Errorf("conformance: postgres lock: %w", err)
@@ -80,6 +81,23 @@ func OpenPostgres(ctx context.Context, dsn string) (*Postgres, error) {
 		e.probe, e.pcfg = p, pcfg
 	}
 	return e, nil
+}
+
+// Worker implements Engine: a check connection and a probe connection of
+// its own on the fixture. pg_stat_xact_* and the transaction id are the
+// backend's own, so workers do not see each other's scans or calls.
+func (e *Postgres) Worker(ctx context.Context) (Engine, error) {
+	conn, err := pgx.ConnectConfig(ctx, e.cfg)
+	if err != nil {
+		return nil, fmt.Errorf("conformance: postgres connect: %w", err)
+	}
+	w := &Postgres{cfg: e.cfg, conn: conn, version: e.version, num: e.num, procs: map[string]string{}}
+	if e.pcfg != nil {
+		if p, err := pgx.ConnectConfig(ctx, e.pcfg); err == nil {
+			w.probe, w.pcfg = p, e.pcfg
+		}
+	}
+	return w, nil
 }
 
 func (e *Postgres) fixture(ctx context.Context) error {
@@ -145,10 +163,19 @@ func isMultiCommand(err error) bool {
 	return errors.As(err, &pe) && pe.Code == "42601" && strings.Contains(pe.Message, "multiple commands")
 }
 
+// pgQuerier is what *pgx.Conn and pgx.Tx share.
+type pgQuerier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
 // pgRows runs q with the extended protocol (Parse accepts one statement
-// only) and returns sorted row lines.
-func pgRows(ctx context.Context, tx pgx.Tx, q string) ([]string, error) {
-	rows, err := tx.Query(ctx, q, pgx.QueryExecModeDescribeExec)
+// only) and returns sorted row lines. QueryExecModeExec sends Parse, Bind,
+// Describe and Execute in one round trip, with results in the text
+// format; both sides of a rows comparison are read the same way.
+func pgRows(ctx context.Context, tx pgQuerier, q string) ([]string, error) {
+	rows, err := tx.Query(ctx, q, pgx.QueryExecModeExec)
 	if err != nil {
 		return nil, err
 	}
@@ -168,26 +195,25 @@ func pgRows(ctx context.Context, tx pgx.Tx, q string) ([]string, error) {
 	return out, nil
 }
 
-// inSavepoint runs f inside a savepoint, rolling back to it on error so
-// the transaction stays usable.
-func inSavepoint(ctx context.Context, tx pgx.Tx, f func() error) error {
-	if _, err := tx.Exec(ctx, "SAVEPOINT conf"); err != nil {
-		return err
-	}
+// pgStep runs f in the transaction's savepoint conf (set when the
+// transaction began): on error it rolls back to the savepoint, which
+// stays, so the transaction stays usable. A step that succeeds keeps the
+// savepoint too, so no SAVEPOINT or RELEASE round trip is spent on it:
+// what the checks read (scan and call counters, the transaction id) is
+// not undone by a rollback to a savepoint.
+func pgStep(ctx context.Context, tx pgQuerier, f func() error) error {
 	ferr := f()
 	if ferr != nil {
 		if _, err := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT conf"); err != nil {
 			return err
 		}
-		return ferr
 	}
-	_, err := tx.Exec(ctx, "RELEASE SAVEPOINT conf")
-	return err
+	return ferr
 }
 
 // procProblem says why a pg_catalog function name is not acceptable in a
 // plan ("" when every overload is built-in and IMMUTABLE or STABLE).
-func (e *Postgres) procProblem(ctx context.Context, tx pgx.Tx, name string) (string, error) {
+func (e *Postgres) procProblem(ctx context.Context, tx pgQuerier, name string) (string, error) {
 	if p, ok := e.procs[name]; ok {
 		return p, nil
 	}
@@ -211,32 +237,37 @@ func (e *Postgres) procProblem(ctx context.Context, tx pgx.Tx, name string) (str
 	return p, nil
 }
 
+// pgCheckBegin opens the check transaction in one round trip: read only,
+// user functions counted, built-ins first on the path, bounded, with the
+// savepoint pgStep rolls back to.
+const pgCheckBegin = "BEGIN READ ONLY; SET LOCAL track_functions = 'all'; SET LOCAL search_path = pg_catalog; SET LOCAL statement_timeout = '5s'; SAVEPOINT conf"
+
 // CheckAccepted implements Engine.
 func (e *Postgres) CheckAccepted(ctx context.Context, original string, v *verifier.Verdict) (*Observation, error) {
 	obs := &Observation{}
-	tx, err := e.conn.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
-	if err != nil {
+	tx := e.conn
+	if _, err := tx.Exec(ctx, pgCheckBegin); err != nil {
 		return nil, fmt.Errorf("conformance: postgres begin: %w", err)
 	}
-	defer tx.Rollback(context.Background())
-	for _, s := range []string{"SET LOCAL track_functions = 'all'", "SET LOCAL search_path = pg_catalog", "SET LOCAL statement_timeout = '5s'"} {
-		if _, err := tx.Exec(ctx, s); err != nil {
-			return nil, fmt.Errorf("conformance: postgres setup: %w", err)
+	open := true
+	defer func() {
+		if open && !tx.IsClosed() {
+			tx.Exec(context.Background(), "ROLLBACK")
 		}
-	}
+	}()
 	allowed := map[string]bool{}
 	for _, t := range v.Tables {
 		allowed[t.Schema+"."+t.Name] = true
 	}
 	// PostgreSQL 15+ keeps unflushed counts of earlier transactions in the
 	// pg_stat_xact views, so the check works on deltas from here.
-	tables0, funcs0, err := pgXactStats(ctx, tx)
+	tables0, funcs0, _, err := pgXactStats(ctx, tx)
 	if err != nil {
 		return nil, err
 	}
 	// One statement: Parse of the extended protocol accepts only one.
-	perr := inSavepoint(ctx, tx, func() error {
-		_, err := tx.Conn().PgConn().Prepare(ctx, "", v.NormalizedSQL, nil)
+	perr := pgStep(ctx, tx, func() error {
+		_, err := tx.PgConn().Prepare(ctx, "", v.NormalizedSQL, nil)
 		return err
 	})
 	if isMultiCommand(perr) {
@@ -244,8 +275,8 @@ func (e *Postgres) CheckAccepted(ctx context.Context, original string, v *verifi
 	}
 	// The plan.
 	var plan []byte
-	eerr := inSavepoint(ctx, tx, func() error {
-		return tx.QueryRow(ctx, "EXPLAIN (VERBOSE, FORMAT JSON) "+v.NormalizedSQL, pgx.QueryExecModeDescribeExec).Scan(&plan)
+	eerr := pgStep(ctx, tx, func() error {
+		return tx.QueryRow(ctx, "EXPLAIN (VERBOSE, FORMAT JSON) "+v.NormalizedSQL, pgx.QueryExecModeExec).Scan(&plan)
 	})
 	if eerr == nil {
 		facts, err := pgPlanFacts(plan)
@@ -276,7 +307,7 @@ func (e *Postgres) CheckAccepted(ctx context.Context, original string, v *verifi
 	}
 	// The read itself.
 	var norm []string
-	nerr := inSavepoint(ctx, tx, func() error {
+	nerr := pgStep(ctx, tx, func() error {
 		var err error
 		norm, err = pgRows(ctx, tx, v.NormalizedSQL)
 		return err
@@ -290,7 +321,7 @@ func (e *Postgres) CheckAccepted(ctx context.Context, original string, v *verifi
 		obs.Problems = append(obs.Problems, Problem{KindExplainRelation, "EXPLAIN failed where the read ran: " + eerr.Error()})
 	}
 	// What the server did in this transaction.
-	tables1, funcs1, err := pgXactStats(ctx, tx)
+	tables1, funcs1, xid, err := pgXactStats(ctx, tx)
 	if err != nil {
 		return nil, err
 	}
@@ -304,18 +335,14 @@ func (e *Postgres) CheckAccepted(ctx context.Context, original string, v *verifi
 	for _, f := range funcs {
 		obs.Problems = append(obs.Problems, Problem{KindCalledFunction, "server called user function " + f})
 	}
-	var xid *string
-	if err := tx.QueryRow(ctx, "SELECT pg_current_xact_id_if_assigned()::text").Scan(&xid); err != nil {
-		return nil, fmt.Errorf("conformance: postgres xid: %w", err)
-	}
-	if xid != nil {
+	if xid {
 		obs.Problems = append(obs.Problems, Problem{KindWrite, "a transaction id was assigned"})
 	}
 	// Same rows for the original text.
 	var orig []string
 	if e.num < pg16Numbers && hasPG16Number(original) {
 		obs.OriginalError = errPre16Number
-	} else if oerr := inSavepoint(ctx, tx, func() error {
+	} else if oerr := pgStep(ctx, tx, func() error {
 		var err error
 		orig, err = pgRows(ctx, tx, original)
 		return err
@@ -323,10 +350,10 @@ func (e *Postgres) CheckAccepted(ctx context.Context, original string, v *verifi
 		obs.OriginalError = oerr.Error()
 	}
 	compareRows(obs, norm, orig)
-	if err := tx.Rollback(ctx); err != nil {
-		return nil, fmt.Errorf("conformance: postgres rollback: %w", err)
-	}
-	p, err := e.restricted(ctx, v)
+	// The restricted run's transaction begins in the round trip that ends
+	// this one.
+	open = false
+	p, err := e.restricted(ctx, v, "ROLLBACK; ")
 	if err != nil {
 		return nil, err
 	}
@@ -337,32 +364,38 @@ func (e *Postgres) CheckAccepted(ctx context.Context, original string, v *verifi
 }
 
 // pgXactStats returns the scan counts of user tables and the call counts
-// of user functions that pg_stat_xact_* show now.
-func pgXactStats(ctx context.Context, tx pgx.Tx) (tables, funcs map[string]int64, err error) {
+// of user functions that pg_stat_xact_* show now, and whether the
+// transaction has been assigned an id (a write), in one round trip. It is
+// a prepared statement pgx caches, so the server plans the views once per
+// connection, not per call (planning them costs a few milliseconds).
+func pgXactStats(ctx context.Context, tx pgQuerier) (tables, funcs map[string]int64, xid bool, err error) {
 	tables, funcs = map[string]int64{}, map[string]int64{}
 	rows, err := tx.Query(ctx, `SELECT schemaname || '.' || relname, coalesce(seq_scan, 0) + coalesce(idx_scan, 0)
 		FROM pg_catalog.pg_stat_xact_user_tables
-		UNION ALL SELECT '()' || schemaname || '.' || funcname, calls FROM pg_catalog.pg_stat_xact_user_functions`)
+		UNION ALL SELECT '()' || schemaname || '.' || funcname, calls FROM pg_catalog.pg_stat_xact_user_functions
+		UNION ALL SELECT '[xid]', 1 WHERE pg_catalog.pg_current_xact_id_if_assigned() IS NOT NULL`)
 	if err != nil {
-		return nil, nil, fmt.Errorf("conformance: postgres stats: %w", err)
+		return nil, nil, false, fmt.Errorf("conformance: postgres stats: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var k string
 		var n int64
 		if err := rows.Scan(&k, &n); err != nil {
-			return nil, nil, fmt.Errorf("conformance: postgres stats: %w", err)
+			return nil, nil, false, fmt.Errorf("conformance: postgres stats: %w", err)
 		}
 		if f, ok := strings.CutPrefix(k, "()"); ok {
 			funcs[f] = n
+		} else if k == "[xid]" {
+			xid = true
 		} else {
 			tables[k] = n
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("conformance: postgres stats: %w", err)
+		return nil, nil, false, fmt.Errorf("conformance: postgres stats: %w", err)
 	}
-	return tables, funcs, nil
+	return tables, funcs, xid, nil
 }
 
 // statDelta returns the sorted names whose count grew from a to b.
@@ -376,10 +409,20 @@ func statDelta(a, b map[string]int64) []string {
 	return sortedKeys(grew)
 }
 
+// pgProbeReset ends a probe's transaction and resets what outlives a
+// rollback (settings, advisory locks, cursors, listeners, temporary
+// tables, sequence state), in one round trip. It is DISCARD ALL without
+// DEALLOCATE ALL: that deallocated the prepared statement pgx had cached
+// for pgXactStats behind its back, so every other probe failed at its
+// first query and counted as not harmless (about half of the
+// over-refusals went unseen); DISCARD ALL cannot run in a multi-statement
+// message anyway.
+const pgProbeReset = "ROLLBACK; CLOSE ALL; RESET ALL; UNLISTEN *; SELECT pg_catalog.pg_advisory_unlock_all(); DISCARD TEMP; DISCARD SEQUENCES"
+
 // TryRefused implements Engine: as pgProbeRole, read-only, one second at
 // most, rolled back; harmless when it ran, scanned only fixture tables,
 // called no user function and got no transaction id. The session is
-// reset afterwards (advisory locks and settings outlive a rollback).
+// reset afterwards (pgProbeReset).
 func (e *Postgres) TryRefused(ctx context.Context, q string) (bool, error) {
 	if e.pcfg == nil || !startsAsRead(q) {
 		return false, nil
@@ -392,21 +435,22 @@ func (e *Postgres) TryRefused(ctx context.Context, q string) (bool, error) {
 		}
 		e.probe = p
 	}
-	defer e.probe.Exec(context.Background(), "DISCARD ALL")
-	tx, err := e.probe.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
-	if err != nil {
-		return false, nil // reconnected on the next try
-	}
-	defer tx.Rollback(context.Background())
+	tx := e.probe
+	defer func() {
+		if !tx.IsClosed() {
+			tx.Exec(context.Background(), pgProbeReset)
+		}
+	}()
 	// pg_catalog first, so built-ins win over the fixture's shadows, then
 	// the fixture, so an unqualified table name resolves as it would for
-	// a user whose schema is on the path.
-	for _, s := range []string{"SET LOCAL search_path = pg_catalog, " + PGSchema, "SET LOCAL statement_timeout = '1s'", "SET LOCAL lock_timeout = '200ms'"} {
-		if _, err := tx.Exec(ctx, s); err != nil {
-			return false, fmt.Errorf("conformance: postgres probe setup: %w", err)
+	// a user whose schema is on the path. One round trip.
+	if _, err := tx.Exec(ctx, "BEGIN READ ONLY; SET LOCAL search_path = pg_catalog, "+PGSchema+"; SET LOCAL statement_timeout = '1s'; SET LOCAL lock_timeout = '200ms'"); err != nil {
+		if tx.IsClosed() {
+			return false, nil // reconnected on the next try
 		}
+		return false, fmt.Errorf("conformance: postgres probe setup: %w", err)
 	}
-	tables0, funcs0, err := pgXactStats(ctx, tx)
+	tables0, funcs0, _, err := pgXactStats(ctx, tx)
 	if err != nil {
 		return false, nil
 	}
@@ -416,15 +460,11 @@ func (e *Postgres) TryRefused(ctx context.Context, q string) (bool, error) {
 	if rerr != nil {
 		return false, nil
 	}
-	tables1, funcs1, err := pgXactStats(ctx, tx)
-	if err != nil {
+	tables1, funcs1, xid, err := pgXactStats(ctx, tx)
+	if err != nil || xid {
 		return false, nil
 	}
 	tables, funcs := statDelta(tables0, tables1), statDelta(funcs0, funcs1)
-	var xid *string
-	if err := tx.QueryRow(ctx, "SELECT pg_current_xact_id_if_assigned()::text").Scan(&xid); err != nil || xid != nil {
-		return false, nil
-	}
 	for _, t := range tables {
 		schema, name, _ := strings.Cut(t, ".")
 		if schema != PGSchema || !fixtureTable(name) {

@@ -46,23 +46,32 @@ func (e *MySQL) restricted(ctx context.Context, v *verifier.Verdict) (*Problem, 
 	if !ok || e.vcfg == nil {
 		return nil, nil
 	}
-	conn := e.verdicts[mask]
-	if conn == nil || conn.PingContext(ctx) != nil {
-		if conn != nil {
-			conn.Close()
-			e.verdictDBs[mask].Close()
+	// A login's connection is opened on first use and reopened when it
+	// fails to begin (the driver closes a connection whose query a
+	// client-side timeout cancelled), without a ping per case.
+	var tx *sql.Tx
+	for attempt := 0; ; attempt++ {
+		conn := e.verdicts[mask]
+		if conn == nil {
+			cfg := e.vcfg.Clone()
+			cfg.User = verdictAccount(mask)
+			db, c, err := myOpen(ctx, cfg)
+			if err != nil {
+				return nil, err
+			}
+			e.verdictDBs[mask], e.verdicts[mask], conn = db, c, c
 		}
-		cfg := e.vcfg.Clone()
-		cfg.User = verdictAccount(mask)
-		db, c, err := myOpen(ctx, cfg)
-		if err != nil {
+		var err error
+		if tx, err = conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}); err == nil {
+			break
+		}
+		conn.Close()
+		e.verdictDBs[mask].Close()
+		delete(e.verdicts, mask)
+		delete(e.verdictDBs, mask)
+		if attempt == 1 || ctx.Err() != nil {
 			return nil, err
 		}
-		e.verdictDBs[mask], e.verdicts[mask], conn = db, c, c
-	}
-	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, err
 	}
 	defer tx.Rollback()
 	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/dbeast/dbeast/verifier"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -33,22 +32,31 @@ func pgVerdictFixture() []string {
 
 // restricted runs v's normalized SQL under the role granted exactly v's
 // tables, with the fixture schema on the search path, and returns the
-// problem a denial (42501) shows, if any.
-func (e *Postgres) restricted(ctx context.Context, v *verifier.Verdict) (*Problem, error) {
+// problem a denial (42501) shows, if any. prefix is sent in the same round
+// trip before the transaction begins (the caller's "ROLLBACK; "); it is
+// sent even when v is not checked this way.
+func (e *Postgres) restricted(ctx context.Context, v *verifier.Verdict, prefix string) (*Problem, error) {
 	mask, ok := verdictMask(v, PGSchema)
 	if !ok {
+		if prefix != "" {
+			if _, err := e.conn.Exec(ctx, strings.TrimSuffix(prefix, "; ")); err != nil {
+				return nil, fmt.Errorf("conformance: postgres rollback: %w", err)
+			}
+		}
 		return nil, nil
 	}
-	tx, err := e.conn.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
-	if err != nil {
-		return nil, fmt.Errorf("conformance: postgres restricted begin: %w", err)
-	}
-	defer tx.Rollback(context.Background())
-	for _, s := range []string{"SET LOCAL ROLE " + verdictAccount(mask), "SET LOCAL search_path = pg_catalog, " + PGSchema, "SET LOCAL statement_timeout = '5s'"} {
-		if _, err := tx.Exec(ctx, s); err != nil {
-			return nil, fmt.Errorf("conformance: postgres restricted setup: %w", err)
+	tx := e.conn
+	if _, err := tx.Exec(ctx, prefix+"BEGIN READ ONLY; SET LOCAL ROLE "+verdictAccount(mask)+"; SET LOCAL search_path = pg_catalog, "+PGSchema+"; SET LOCAL statement_timeout = '5s'"); err != nil {
+		if !tx.IsClosed() {
+			tx.Exec(context.Background(), "ROLLBACK")
 		}
+		return nil, fmt.Errorf("conformance: postgres restricted setup: %w", err)
 	}
+	defer func() {
+		if !tx.IsClosed() {
+			tx.Exec(context.Background(), "ROLLBACK")
+		}
+	}()
 	_, rerr := pgRows(ctx, tx, v.NormalizedSQL)
 	var pe *pgconn.PgError
 	if errors.As(rerr, &pe) && pe.Code == "42501" {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"reflect"
 	"sort"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dbeast/dbeast/verifier"
@@ -15,7 +17,11 @@ import (
 // Engine and Verify are required.
 type Runner struct {
 	Engine Engine
-	Verify VerifyFunc
+	// Workers are more engines on Engine's fixture (from Engine.Worker):
+	// each checks its share of the cases on its own connections, in
+	// parallel with Engine. Case i goes to engine i mod (1+len(Workers)).
+	Workers []Engine
+	Verify  VerifyFunc
 	// Shrink enables delta debugging of failing generated cases.
 	Shrink bool
 	// MaxShrinkChecks bounds the server checks spent shrinking one case;
@@ -78,8 +84,8 @@ func (r *Runner) verify(in verifier.Input) (v *verifier.Verdict, err error) {
 	return r.Verify(in)
 }
 
-// check verifies sql and, when accepted, checks it on the server.
-func (r *Runner) check(ctx context.Context, sql string, mode verifier.Mode) (*result, error) {
+// check verifies sql and, when accepted, checks it on the server e.
+func (r *Runner) check(ctx context.Context, e Engine, sql string, mode verifier.Mode) (*result, error) {
 	res := &result{}
 	v, err := r.verify(r.input(sql, mode))
 	if err != nil {
@@ -102,7 +108,7 @@ func (r *Runner) check(ctx context.Context, sql string, mode verifier.Mode) (*re
 	default:
 		res.problems = append(res.problems, compareVerdicts(v, v2)...)
 	}
-	obs, err := r.Engine.CheckAccepted(ctx, sql, v)
+	obs, err := e.CheckAccepted(ctx, sql, v)
 	if err != nil {
 		return nil, err
 	}
@@ -142,79 +148,205 @@ func emptyNil(s []string) []string {
 // ctx ends or the engine loses its connection (returned as the error,
 // with the summary so far).
 func (r *Runner) Run(ctx context.Context, cases []Case) (*Summary, error) {
-	s := &Summary{Engine: r.Engine.Name(), Version: r.Engine.Version(), RefusalCodes: map[string]int{}}
+	return r.RunSource(ctx, SliceSource(cases), len(cases))
+}
+
+// indexed is a disagreement or an over-refusal with its case's position,
+// for merging the workers' partial summaries in case order.
+type indexed[T any] struct {
+	i int
+	v T
+}
+
+// partial is one worker's share of a summary.
+type partial struct {
+	s            Summary
+	disagree     []indexed[Disagreement]
+	overRefusals []indexed[string]
+	err          error
+	errAt        int
+}
+
+// RunSource checks the cases src yields (total of them, for progress) on
+// Engine and Workers and returns the merged summary: the counts are the
+// sums, disagreements and over-refusal examples are in case order, so the
+// summary of a complete run does not depend on the number of workers. It
+// stops early when ctx ends or an engine loses its connection (the error
+// of the earliest such case is returned, with the summary so far).
+func (r *Runner) RunSource(ctx context.Context, src CaseSource, total int) (*Summary, error) {
+	engines := append([]Engine{r.Engine}, r.Workers...)
+	n := len(engines)
 	start := time.Now()
-	last := start
 	every := r.ProgressEvery
 	if every == 0 {
 		every = 5 * time.Second
 	}
+	// One producer draws the cases in order and deals case i to worker
+	// i mod n; a worker that fails closes stop, which ends the rest.
+	feeds := make([]chan indexed[Case], n)
+	for w := range feeds {
+		feeds[w] = make(chan indexed[Case], 64)
+	}
+	stop := make(chan struct{})
+	var stopOnce sync.Once
+	halt := func() { stopOnce.Do(func() { close(stop) }) }
+	go func() {
+		defer func() {
+			for _, f := range feeds {
+				close(f)
+			}
+		}()
+		for i := 0; ; i++ {
+			c, ok := src()
+			if !ok {
+				return
+			}
+			select {
+			case feeds[i%n] <- indexed[Case]{i, c}:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	var done, disagreements atomic.Int64
+	parts := make([]*partial, n)
+	var wg sync.WaitGroup
+	for w := range engines {
+		p := &partial{s: Summary{RefusalCodes: map[string]int{}}}
+		parts[w] = p
+		wg.Add(1)
+		go func(e Engine, feed <-chan indexed[Case]) {
+			defer wg.Done()
+			defer func() {
+				if p.err != nil {
+					halt()
+				}
+			}()
+			for ic := range feed {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if err := ctx.Err(); err != nil {
+					p.err, p.errAt = err, ic.i
+					return
+				}
+				before := len(p.disagree)
+				if err := r.one(ctx, e, ic.i, ic.v, p); err != nil {
+					p.err, p.errAt = err, ic.i
+					return
+				}
+				done.Add(1)
+				disagreements.Add(int64(len(p.disagree) - before))
+			}
+		}(engines[w], feeds[w])
+	}
+	finished := make(chan struct{})
+	if r.Progress != nil {
+		go func() {
+			t := time.NewTicker(every)
+			defer t.Stop()
+			for {
+				select {
+				case <-finished:
+					return
+				case now := <-t.C:
+					el := now.Sub(start).Seconds()
+					d := done.Load()
+					fmt.Fprintf(r.Progress, "%s: %d/%d cases, %d disagreements, %.0f cases/s\n", r.Engine.Name(), d, total, disagreements.Load(), float64(d)/el)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(finished)
+	halt()
+	s := &Summary{Engine: r.Engine.Name(), Version: r.Engine.Version(), RefusalCodes: map[string]int{}}
 	var runErr error
-	for i, c := range cases {
-		if err := ctx.Err(); err != nil {
-			runErr = err
-			break
+	errAt := -1
+	var dis []indexed[Disagreement]
+	var over []indexed[string]
+	for _, p := range parts {
+		s.Cases += p.s.Cases
+		s.Accepted += p.s.Accepted
+		s.Refused += p.s.Refused
+		s.ServerErrors += p.s.ServerErrors
+		s.OverRefusals += p.s.OverRefusals
+		for k, v := range p.s.RefusalCodes {
+			s.RefusalCodes[k] += v
 		}
-		if r.Progress != nil && time.Since(last) >= every {
-			last = time.Now()
-			el := last.Sub(start).Seconds()
-			fmt.Fprintf(r.Progress, "%s: %d/%d cases, %d disagreements, %.0f cases/s\n", s.Engine, i, len(cases), len(s.Disagreements), float64(i)/el)
+		dis = append(dis, p.disagree...)
+		over = append(over, p.overRefusals...)
+		if p.err != nil && (errAt < 0 || p.errAt < errAt) {
+			runErr, errAt = p.err, p.errAt
 		}
-		res, err := r.check(ctx, c.SQL, c.Mode)
-		if err != nil {
-			runErr = fmt.Errorf("conformance: case %s: %w", c.Name, err)
-			break
-		}
-		s.Cases++
-		switch {
-		case res.refusal != nil:
-			s.Refused++
-			s.RefusalCodes[string(res.refusal.Code)]++
-			// A query refused for its expression growth is not tried: on
-			// the server it is the blow-up the refusal prevents (SQLite
-			// spends minutes and gigabytes preparing one).
-			if !r.SkipRefused && (c.Mode == "" || c.Mode == verifier.ModeRead) && res.refusal.Code != verifier.CodeExpressionTooLarge {
-				ok, err := r.Engine.TryRefused(ctx, c.SQL)
-				if err != nil {
-					runErr = fmt.Errorf("conformance: case %s: %w", c.Name, err)
-					break
-				}
-				if ok {
-					s.OverRefusals++
-					if len(s.OverRefusalSQL) < 20 {
-						s.OverRefusalSQL = append(s.OverRefusalSQL, c.SQL)
-					}
-				}
-			}
-		case res.verdict != nil:
-			s.Accepted++
-			if res.obs != nil && res.obs.NormalizedError != "" {
-				s.ServerErrors++
-			}
-		}
-		if len(res.problems) > 0 {
-			d := Disagreement{Case: c, Kind: primaryKind(res.problems), Verdict: verdictJSON(res.verdict), Problems: res.problems, Observation: res.obs}
-			if r.Shrink && c.Source == FromGenerated {
-				shrunk, sv, err := r.shrink(ctx, c, d.Kind)
-				if err != nil {
-					runErr = err
-					break
-				}
-				if shrunk != c.SQL {
-					d.ShrunkSQL, d.ShrunkVerdict = shrunk, verdictJSON(sv)
-				}
-			}
-			s.Disagreements = append(s.Disagreements, d)
-		}
-		if runErr != nil {
-			break
-		}
+	}
+	sort.Slice(dis, func(a, b int) bool { return dis[a].i < dis[b].i })
+	sort.Slice(over, func(a, b int) bool { return over[a].i < over[b].i })
+	for _, d := range dis {
+		s.Disagreements = append(s.Disagreements, d.v)
+	}
+	for _, o := range over[:min(len(over), maxOverRefusalExamples)] {
+		s.OverRefusalSQL = append(s.OverRefusalSQL, o.v)
 	}
 	s.Seconds = time.Since(start).Seconds()
 	if s.Seconds > 0 {
 		s.CasesPerSecond = float64(s.Cases) / s.Seconds
 	}
 	return s, runErr
+}
+
+// maxOverRefusalExamples bounds Summary.OverRefusalSQL.
+const maxOverRefusalExamples = 20
+
+// one checks case c (the i-th) on e and adds its outcome to p.
+func (r *Runner) one(ctx context.Context, e Engine, i int, c Case, p *partial) error {
+	s := &p.s
+	res, err := r.check(ctx, e, c.SQL, c.Mode)
+	if err != nil {
+		return fmt.Errorf("conformance: case %s: %w", c.Name, err)
+	}
+	s.Cases++
+	switch {
+	case res.refusal != nil:
+		s.Refused++
+		s.RefusalCodes[string(res.refusal.Code)]++
+		// A query refused for its expression growth is not tried: on
+		// the server it is the blow-up the refusal prevents (SQLite
+		// spends minutes and gigabytes preparing one).
+		if !r.SkipRefused && (c.Mode == "" || c.Mode == verifier.ModeRead) && res.refusal.Code != verifier.CodeExpressionTooLarge {
+			ok, err := e.TryRefused(ctx, c.SQL)
+			if err != nil {
+				return fmt.Errorf("conformance: case %s: %w", c.Name, err)
+			}
+			if ok {
+				s.OverRefusals++
+				if len(p.overRefusals) < maxOverRefusalExamples {
+					p.overRefusals = append(p.overRefusals, indexed[string]{i, c.SQL})
+				}
+			}
+		}
+	case res.verdict != nil:
+		s.Accepted++
+		if res.obs != nil && res.obs.NormalizedError != "" {
+			s.ServerErrors++
+		}
+	}
+	if len(res.problems) > 0 {
+		d := Disagreement{Case: c, Kind: primaryKind(res.problems), Verdict: verdictJSON(res.verdict), Problems: res.problems, Observation: res.obs}
+		if r.Shrink && c.Source == FromGenerated {
+			shrunk, sv, err := r.shrink(ctx, e, c, d.Kind)
+			if err != nil {
+				return err
+			}
+			if shrunk != c.SQL {
+				d.ShrunkSQL, d.ShrunkVerdict = shrunk, verdictJSON(sv)
+			}
+		}
+		p.disagree = append(p.disagree, indexed[Disagreement]{i, d})
+	}
+	return nil
 }
 
 // sortedKeys returns the keys of m, sorted.

@@ -135,7 +135,7 @@ func windows(toks []string, fails func([]string) bool, budget int) []string {
 // shrink reduces a failing case to a minimal SQL that the verifier still
 // accepts and that still shows a disagreement of the same kind. It returns
 // the original text when nothing smaller fails.
-func (r *Runner) shrink(ctx context.Context, c Case, kind Kind) (string, *verifier.Verdict, error) {
+func (r *Runner) shrink(ctx context.Context, e Engine, c Case, kind Kind) (string, *verifier.Verdict, error) {
 	budget := r.MaxShrinkChecks
 	if budget == 0 {
 		budget = 1000
@@ -147,7 +147,7 @@ func (r *Runner) shrink(ctx context.Context, c Case, kind Kind) (string, *verifi
 			return false
 		}
 		sql := strings.TrimSpace(strings.Join(toks, ""))
-		res, err := r.check(ctx, sql, c.Mode)
+		res, err := r.check(ctx, e, sql, c.Mode)
 		if err != nil {
 			ferr = err
 			return false

@@ -41,10 +41,54 @@ func CorpusCases(e Engine) ([]Case, error) {
 // GeneratedCases returns n generated cases (allowed reads with hostile
 // mutations mixed in) for e, reproducible from seed.
 func GeneratedCases(e Engine, seed int64, n int) []Case {
-	qs := gen.Sample(e.Dialect(), e.Schema(), seed, n)
-	out := make([]Case, len(qs))
-	for i, q := range qs {
-		out[i] = Case{Source: FromGenerated, Name: fmt.Sprintf("gen/%d/%d", seed, i), SQL: q}
+	next := GeneratedSource(e, seed, n)
+	out := make([]Case, 0, n)
+	for c, ok := next(); ok; c, ok = next() {
+		out = append(out, c)
 	}
 	return out
+}
+
+// CaseSource yields the cases of a run in order; false ends it. Sources are
+// called from one goroutine.
+type CaseSource func() (Case, bool)
+
+// GeneratedSource yields the cases of GeneratedCases one at a time, so a
+// long run neither waits for nor holds all of them.
+func GeneratedSource(e Engine, seed int64, n int) CaseSource {
+	next := gen.Sampler(e.Dialect(), e.Schema(), seed)
+	i := 0
+	return func() (Case, bool) {
+		if i >= n {
+			return Case{}, false
+		}
+		c := Case{Source: FromGenerated, Name: fmt.Sprintf("gen/%d/%d", seed, i), SQL: next()}
+		i++
+		return c, true
+	}
+}
+
+// SliceSource yields cs in order.
+func SliceSource(cs []Case) CaseSource {
+	i := 0
+	return func() (Case, bool) {
+		if i >= len(cs) {
+			return Case{}, false
+		}
+		i++
+		return cs[i-1], true
+	}
+}
+
+// Concat yields every case of each source in turn.
+func Concat(srcs ...CaseSource) CaseSource {
+	return func() (Case, bool) {
+		for len(srcs) > 0 {
+			if c, ok := srcs[0](); ok {
+				return c, true
+			}
+			srcs = srcs[1:]
+		}
+		return Case{}, false
+	}
 }

@@ -26,6 +26,10 @@ type SQLite struct {
 	probeDB *sql.DB
 	plog    *authRecorder
 	version string
+	stmts   *sqliteCounter // opened with the connections
+	// worker: the fixture belongs to the engine this one was opened from,
+	// so Close leaves it.
+	worker bool
 }
 
 var _ Engine = (*SQLite)(nil)
@@ -126,11 +130,29 @@ func OpenSQLite(ctx context.Context) (*SQLite, error) {
 		return nil, err
 	}
 	e.log.on = false
+	e.stmts = newSQLiteCounter(e.path)
 	if err := e.conn.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&e.version); err != nil {
 		e.Close()
 		return nil, fmt.Errorf("conformance: sqlite version: %w", err)
 	}
 	return e, nil
+}
+
+// Worker implements Engine: recording and probing connections of its own,
+// each with its own authorizer log, on the same fixture file.
+func (e *SQLite) Worker(ctx context.Context) (Engine, error) {
+	w := &SQLite{dir: e.dir, path: e.path, log: &authRecorder{}, plog: &authRecorder{}, version: e.version, worker: true}
+	var err error
+	if w.db, w.conn, err = w.open(ctx, w.log); err != nil {
+		w.Close()
+		return nil, err
+	}
+	if w.probeDB, w.probe, err = w.open(ctx, w.plog); err != nil {
+		w.Close()
+		return nil, err
+	}
+	w.stmts = newSQLiteCounter(w.path)
+	return w, nil
 }
 
 func (e *SQLite) create(ctx context.Context) error {
@@ -203,17 +225,14 @@ func (e *SQLite) Database() string { return "" }
 // counters reads the write detectors with recording off.
 func (e *SQLite) counters(ctx context.Context) (dataVersion, changes int64, err error) {
 	e.log.on = false
-	if err = e.conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&dataVersion); err != nil {
-		return
-	}
-	err = e.conn.QueryRowContext(ctx, "SELECT total_changes()").Scan(&changes)
+	err = e.conn.QueryRowContext(ctx, "SELECT data_version, total_changes() FROM pragma_data_version").Scan(&dataVersion, &changes)
 	return
 }
 
 // CheckAccepted implements Engine.
 func (e *SQLite) CheckAccepted(ctx context.Context, original string, v *verifier.Verdict) (*Observation, error) {
 	obs := &Observation{}
-	if n, err := sqliteStatements(e.path, v.NormalizedSQL); n != 1 {
+	if n, err := e.stmts.statements(v.NormalizedSQL); n != 1 {
 		detail := fmt.Sprintf("prepare found %d statements", n)
 		if err != nil {
 			detail += " (a tail failed to prepare)"
@@ -285,7 +304,7 @@ func (e *SQLite) TryRefused(ctx context.Context, q string) (bool, error) {
 	if !startsAsRead(q) {
 		return false, nil
 	}
-	if n, err := sqliteStatements(e.path, q); n != 1 || err != nil {
+	if n, err := e.stmts.statements(q); n != 1 || err != nil {
 		return false, nil
 	}
 	qctx, cancel := context.WithTimeout(ctx, time.Second)
@@ -298,6 +317,7 @@ func (e *SQLite) TryRefused(ctx context.Context, q string) (bool, error) {
 
 // Close implements Engine; it removes the temporary fixture.
 func (e *SQLite) Close() error {
+	e.stmts.close()
 	for _, c := range []*sql.Conn{e.conn, e.probe} {
 		if c != nil {
 			c.Close()
@@ -307,6 +327,9 @@ func (e *SQLite) Close() error {
 		if d != nil {
 			d.Close()
 		}
+	}
+	if e.worker {
+		return nil
 	}
 	return os.RemoveAll(e.dir)
 }

@@ -17,6 +17,7 @@ import (
 func TestConformanceCommand(t *testing.T) {
 	dir := t.TempDir()
 	report := filepath.Join(dir, "report.json")
+	report2 := filepath.Join(dir, "report2.json")
 	tests := []struct {
 		name   string
 		args   []string
@@ -24,6 +25,8 @@ func TestConformanceCommand(t *testing.T) {
 		stdout string
 	}{
 		{"sqlite run", []string{"--engine", "sqlite", "--cases", "50", "--seed", "3", "--report", report, "--regressions", dir}, 0, "disagreements"},
+		{"sqlite on two workers", []string{"--engine", "sqlite", "--cases", "50", "--seed", "3", "--workers", "2", "--report", report2, "--regressions", dir}, 0, "disagreements"},
+		{"workers at least one", []string{"--engine", "sqlite", "--workers", "0"}, 2, ""},
 		{"unknown engine", []string{"--engine", "oracle"}, 2, ""},
 		{"dsn needs one server", []string{"--engine", "sqlite", "--dsn", "x"}, 2, ""},
 	}
@@ -38,16 +41,24 @@ func TestConformanceCommand(t *testing.T) {
 			}
 		})
 	}
-	b, err := os.ReadFile(report)
-	if err != nil {
-		t.Fatal(err)
+	read := func(path string) conformancecmd.Report {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep conformancecmd.Report
+		if err := json.Unmarshal(b, &rep); err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Engines) != 1 || rep.Engines[0].Engine != "sqlite" || rep.Engines[0].Cases < 50 || rep.Seed != 3 {
+			t.Fatalf("report %+v", rep)
+		}
+		return rep
 	}
-	var rep conformancecmd.Report
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Engines) != 1 || rep.Engines[0].Engine != "sqlite" || rep.Engines[0].Cases < 50 || rep.Seed != 3 {
-		t.Fatalf("report %+v", rep)
+	one, two := read(report), read(report2)
+	a, b := one.Engines[0], two.Engines[0]
+	if one.Workers != 1 || two.Workers != 2 || a.Cases != b.Cases || a.Accepted != b.Accepted || a.Refused != b.Refused || a.OverRefusals != b.OverRefusals {
+		t.Errorf("one worker %d: %+v; two workers %d: %+v", one.Workers, a, two.Workers, b)
 	}
 }
 

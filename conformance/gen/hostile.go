@@ -171,10 +171,22 @@ func Hostile(d verifier.Dialect, schema string) Gen {
 // mostly allowed reads, one in four hostile. The same seed gives the same
 // texts, so a CI slice is reproducible.
 func Sample(d verifier.Dialect, schema string, seed int64, n int) []string {
-	r := rand.New(rand.NewSource(seed))
-	q, h, sc, an := Query(d, schema), Hostile(d, schema), Scoping(d, schema), Analytics(d, schema)
+	next := Sampler(d, schema, seed)
 	out := make([]string, 0, n)
 	for i := 0; i < n; i++ {
+		out = append(out, next())
+	}
+	return out
+}
+
+// Sampler returns the cases of Sample one at a time: the i-th call
+// returns Sample's i-th text for the same seed, for any n. A long run
+// draws its cases as it goes instead of holding a million texts.
+func Sampler(d verifier.Dialect, schema string, seed int64) func() string {
+	r := rand.New(rand.NewSource(seed))
+	q, h, sc, an := Query(d, schema), Hostile(d, schema), Scoping(d, schema), Analytics(d, schema)
+	i := 0
+	return func() string {
 		g := q
 		switch i % 4 {
 		case 1:
@@ -185,7 +197,7 @@ func Sample(d verifier.Dialect, schema string, seed int64, n int) []string {
 		if an != nil && i%8 == 2 { // *_analytics.go: one in eight
 			g = an
 		}
-		out = append(out, g(r))
+		i++
+		return g(r)
 	}
-	return out
 }

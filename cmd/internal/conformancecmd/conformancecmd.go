@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -32,6 +33,7 @@ type Matrix func(ctx context.Context, engine string, stderr io.Writer, check fun
 type Report struct {
 	Seed    int64                  `json:"seed"`
 	Cases   int                    `json:"generated_cases"`
+	Workers int                    `json:"workers"`
 	Corpus  bool                   `json:"corpus"`
 	Engines []*conformance.Summary `json:"engines"`
 }
@@ -57,8 +59,26 @@ func Main(ctx context.Context, name string, matrix Matrix, args []string, stdout
 	shrink := fs.Bool("shrink", true, "shrink failing generated cases to a minimal SQL")
 	report := fs.String("report", "", "write a JSON report with every disagreement's artifact to this file")
 	regressions := fs.String("regressions", "conformance/testdata/regressions", "append shrunk disagreements as corpus cases to <dir>/<dialect>.txt (empty: do not write)")
+	workers := fs.Int("workers", 1, "parallel workers per engine, each on its own connections to the one fixture")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (for profiling the harness)")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *workers < 1 {
+		fmt.Fprintf(stderr, "%s: --workers must be at least 1\n", name)
+		return 2
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: cpuprofile: %v\n", name, err)
+			return 2
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
 	}
 	names := strings.Split(*engineFlag, ",")
 	if *engineFlag == "all" {
@@ -79,9 +99,9 @@ func Main(ctx context.Context, name string, matrix Matrix, args []string, stdout
 		fmt.Fprintf(stderr, "%s: --dsn needs exactly one of postgres or mysql in --engine\n", name)
 		return 2
 	}
-	rep := Report{Seed: *seed, Cases: *cases, Corpus: *useCorpus}
+	rep := Report{Seed: *seed, Cases: *cases, Workers: *workers, Corpus: *useCorpus}
 	status := 0
-	opts := runOpts{cases: *cases, seed: *seed, corpus: *useCorpus, duration: *duration, shrink: *shrink, regressions: *regressions}
+	opts := runOpts{workers: *workers, cases: *cases, seed: *seed, corpus: *useCorpus, duration: *duration, shrink: *shrink, regressions: *regressions}
 	emit := func(s *conformance.Summary) {
 		rep.Engines = append(rep.Engines, s)
 		PrintSummary(stdout, s)
@@ -110,6 +130,7 @@ func Main(ctx context.Context, name string, matrix Matrix, args []string, stdout
 
 // runOpts are the flags that shape one engine's run.
 type runOpts struct {
+	workers     int
 	cases       int
 	seed        int64
 	corpus      bool
@@ -156,27 +177,45 @@ func runTarget(ctx context.Context, name, dsn, image string, o runOpts, stderr i
 	case "mysql":
 		e, err = conformance.OpenMySQL(octx, dsn)
 	}
-	cancel()
 	if err != nil {
+		cancel()
 		return err
 	}
 	defer e.Close()
+	// More workers share the fixture e created (and the lock e holds).
+	var workers []conformance.Engine
+	defer func() {
+		for _, w := range workers {
+			w.Close()
+		}
+	}()
+	for len(workers) < o.workers-1 {
+		w, err := e.Worker(octx)
+		if err != nil {
+			cancel()
+			return err
+		}
+		workers = append(workers, w)
+	}
+	cancel()
 	var cs []conformance.Case
 	if o.corpus {
 		if cs, err = conformance.CorpusCases(e); err != nil {
 			return err
 		}
 	}
-	cs = append(cs, conformance.GeneratedCases(e, o.seed, o.cases)...)
-	fmt.Fprintf(stderr, "%s %s: %d cases\n", e.Name(), e.Version(), len(cs))
+	// Generated cases are drawn as the run goes, not up front.
+	src := conformance.Concat(conformance.SliceSource(cs), conformance.GeneratedSource(e, o.seed, o.cases))
+	total := len(cs) + o.cases
+	fmt.Fprintf(stderr, "%s %s: %d cases, %d workers\n", e.Name(), e.Version(), total, o.workers)
 	rctx := ctx
 	if o.duration > 0 {
 		var cancel context.CancelFunc
 		rctx, cancel = context.WithTimeout(ctx, o.duration)
 		defer cancel()
 	}
-	r := &conformance.Runner{Engine: e, Verify: dialect.Verify, Shrink: o.shrink, Progress: stderr}
-	s, err := r.Run(rctx, cs)
+	r := &conformance.Runner{Engine: e, Workers: workers, Verify: dialect.Verify, Shrink: o.shrink, Progress: stderr}
+	s, err := r.RunSource(rctx, src, total)
 	if err != nil && errors.Is(rctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 		// --duration ended the run; the case in flight may fail with the
 		// driver's own error (go-sql-driver: "bad connection"), not the
