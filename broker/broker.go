@@ -129,9 +129,16 @@ func (b *Broker) Activity() *Activity { return b.activity }
 // Start binds the console and MCP listeners and serves them in the
 // background.
 func (b *Broker) Start() error {
-	console := http.NotFoundHandler()
+	var console http.Handler
 	if b.cfg.ConsoleHandler != nil {
 		console = b.cfg.ConsoleHandler(b)
+	}
+	if console == nil {
+		// A broker driven only through its methods (tests); a command that
+		// forgot the handler would otherwise start with a console that
+		// answers nothing and no word why.
+		b.log.Warn("no console handler configured: the console answers 404 to every request")
+		console = http.NotFoundHandler()
 	}
 	b.srvMu.Lock()
 	defer b.srvMu.Unlock()

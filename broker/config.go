@@ -46,9 +46,10 @@ type Config struct {
 	// consoleapi.NewHandler. The broker cannot build its console API
 	// itself, since that package imports this one. Start calls it once,
 	// before binding the listener, and serves the result behind the
-	// listener's timeouts and panic recovery. Nil means the console
-	// listener is bound but answers 404 to everything: a broker driven
-	// only through its methods.
+	// listener's timeouts and panic recovery. Nil (or a nil handler)
+	// means the console listener is bound but answers 404 to everything,
+	// with a warning in the log: a broker driven only through its
+	// methods.
 	ConsoleHandler func(*Broker) http.Handler
 }
 
