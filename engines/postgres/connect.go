@@ -29,8 +29,12 @@ type Engine struct {
 	// reused reports whether the connection served an earlier operation.
 	reused bool
 	// reusable is set by an operation that ended without error and reset
-	// the session; anything else leaves it false and Close closes.
+	// the session; anything else leaves it false and Close closes. Every
+	// operation clears it first (start), so only the last one decides.
 	reusable bool
+	// served reports whether an earlier operation of this engine used the
+	// connection: full SQL then needs a fresh one, as for a reused one.
+	served bool
 	// pre holds catalog answers fetched ahead in a pipeline (cache.go);
 	// rec, when set, records the catalog queries a proof runs.
 	pre map[string][][][][]byte
@@ -108,7 +112,7 @@ func poolOf(src engines.Source) (*connPool, error) {
 
 // use makes c the engine's connection.
 func (e *Engine) use(c *pooledConn, reused bool) {
-	e.pc, e.conn, e.pg, e.reused = c, c.conn, c.pg, reused
+	e.pc, e.conn, e.pg, e.reused, e.served = c, c.conn, c.pg, reused, false
 }
 
 // dial opens a new connection under the setup deadline.
@@ -135,20 +139,32 @@ func dial(ctx context.Context, cfg *pgx.ConnConfig) (*pooledConn, error) {
 	return &pooledConn{conn: conn, pg: conn.PgConn(), created: time.Now(), stmts: map[string]string{}}, nil
 }
 
-// freshConn replaces a reused connection by a new one (full SQL never runs
-// on a connection that served another operation); the unused pooled one
-// goes back as it came.
+// start begins an operation: until it ends clean, the connection is not
+// fit to go back to the pool.
+func (e *Engine) start() {
+	e.served, e.reusable = true, false
+}
+
+// freshConn replaces a connection that served another operation, here or
+// before it was pooled, by a new one: full SQL never runs on such a
+// connection. It runs before the operation starts, so the replaced one's
+// fitness is still the last operation's: a clean one goes back to the
+// pool, any other is closed.
 func (e *Engine) freshConn(ctx context.Context) error {
-	if !e.reused {
+	if !e.reused && !e.served {
 		return nil
 	}
-	old := e.pc
+	old, clean := e.pc, !e.served || e.reusable
 	c, err := dial(ctx, e.pool.cfg)
 	if err != nil {
 		return err
 	}
 	e.use(c, false)
-	e.pool.put(old)
+	if clean && !old.pg.IsClosed() && old.pg.TxStatus() == 'I' {
+		e.pool.put(old)
+	} else {
+		old.close()
+	}
 	return nil
 }
 

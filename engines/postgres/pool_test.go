@@ -224,6 +224,28 @@ CREATE TABLE dbeast_pgengine.pool_w (id int PRIMARY KEY, n int); INSERT INTO dbe
 		}
 	})
 	step("read after a failure", 1, 1, read)
+	// An operation's outcome alone decides: a listing that ended clean
+	// does not vouch for a later read on the same engine that failed.
+	step("listing then a failing read", 0, 0, func(e engines.Engine) {
+		if _, err := e.ListTables(ctx); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := e.Read(ctx, engines.ReadRequest{Verdict: readVerdict(`SELECT t.id / 0 FROM dbeast_pgengine.t AS t`, nil, nil, "t")})
+		if err == nil {
+			t.Fatal("division by zero succeeded")
+		}
+	})
+	// Full SQL never runs on a connection that served another operation,
+	// even one this engine opened itself; the listing's clean connection
+	// goes to the pool.
+	step("listing then full SQL", 2, 1, func(e engines.Engine) {
+		if _, err := e.ListTables(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Exec(ctx, "SELECT 1", engines.Limits{}); err != nil {
+			t.Fatalf("exec: %v", err)
+		}
+	})
 	step("full SQL", 1, 1, func(e engines.Engine) {
 		res, err := e.Exec(ctx, "SET application_name = 'changed'", engines.Limits{})
 		if err != nil || res == nil {

@@ -42,6 +42,7 @@ var syntaxFunctions = map[string]bool{"coalesce": true, "nullif": true, "greates
 // can select from outside the system schemas. Partitioned tables are listed
 // as tables; the proof refuses them later.
 func (e *Engine) ListTables(ctx context.Context) ([]engines.TableEntry, error) {
+	e.start()
 	ctx, cancel := opContext(ctx)
 	defer cancel()
 	// In a transaction with search_path = pg_catalog, pg_temp, so no operator of the
@@ -79,6 +80,7 @@ WHERE c.relkind IN ('r', 'v', 'm', 'p')
 
 // Describe proves one relation and returns its columns and identity.
 func (e *Engine) Describe(ctx context.Context, t verifier.Table) (*engines.Proof, error) {
+	e.start()
 	ctx, cancel := opContext(ctx)
 	defer cancel()
 	if err := e.simple(ctx, beginProof+"; "+sessionSettings(ctx)); err != nil {
@@ -116,6 +118,7 @@ func (e *Engine) Describe(ctx context.Context, t verifier.Table) (*engines.Proof
 // SQL, identities, functions and server version, a read skips the lock
 // listings and the EXPLAIN (cache.go).
 func (e *Engine) Read(ctx context.Context, req engines.ReadRequest) (*engines.Result, []engines.Proof, error) {
+	e.start()
 	ctx, cancel := opContext(ctx)
 	defer cancel()
 	v := req.Verdict

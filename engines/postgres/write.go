@@ -22,6 +22,7 @@ const beginWrite = "BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE"
 // statement may have reached the server, a cancelled or broken operation is
 // CodeOutcomeUnknown and is never retried.
 func (e *Engine) Write(ctx context.Context, v *verifier.Verdict, lim engines.Limits) (*engines.Result, error) {
+	e.start()
 	if e.readOnly {
 		return nil, engines.NewError(engines.CodeDenied, engines.ReasonReadOnlySource, nil)
 	}
@@ -82,6 +83,7 @@ func (e *Engine) Exec(ctx context.Context, sql string, lim engines.Limits) (*eng
 	if err := e.freshConn(ctx); err != nil {
 		return nil, err
 	}
+	e.start()
 	if err := e.simple(ctx, "SET statement_timeout = "+strconv.FormatInt(timeoutMillis(ctx), 10)); err != nil {
 		return nil, mapErr(ctx, err)
 	}
