@@ -47,11 +47,13 @@ func addDocumentRoutes(mux *http.ServeMux, b *broker.Broker) {
 }
 
 // writeDocument answers an open, refresh or close: the document's id,
-// alias and version, or ok when there is no document to show.
+// alias and version, or ok when there is no document to show. The broker
+// wraps every problem with the file in ErrBadDocument; anything else (the
+// state could not be saved) is the broker's own failure, not the file's.
 func writeDocument(w http.ResponseWriter, status int, d broker.DocumentInfo, err error) {
 	switch {
 	case err != nil:
-		writeError(w, err, broker.ErrBadDocument)
+		writeError(w, err, nil)
 	case d.FileID == "":
 		writeJSON(w, status, map[string]bool{"ok": true})
 	default:
