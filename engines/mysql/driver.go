@@ -242,7 +242,9 @@ func connectError(err error) *engines.Error {
 // naming a database that does not exist would connect, test as healthy
 // in the console and list no tables. With lower_case_table_names 0 the
 // server's database names are case-sensitive and the name must match
-// exactly; otherwise the server folds it, and so does the comparison.
+// exactly; otherwise the server folds its case, and so does the
+// comparison, which still tells accents apart (the collation's own
+// comparison would let `shop_é` stand for `shop_e`).
 func connect(ctx context.Context, connector driver.Connector, database string) (*pconn, error) {
 	db := sql.OpenDB(&onceConnector{c: connector})
 	db.SetMaxOpenConns(1)
@@ -257,7 +259,7 @@ func connect(ctx context.Context, connector driver.Connector, database string) (
 	var found bool
 	q := "SELECT VERSION(), @@version_comment, CONNECTION_ID(), @@lower_case_table_names, " +
 		"EXISTS (SELECT 1 FROM information_schema.SCHEMATA WHERE IF(@@lower_case_table_names = 0, " +
-		"BINARY SCHEMA_NAME = BINARY " + lit(database) + ", SCHEMA_NAME = " + lit(database) + "))"
+		"BINARY SCHEMA_NAME = BINARY " + lit(database) + ", BINARY LOWER(SCHEMA_NAME) = BINARY LOWER(" + lit(database) + ")))"
 	if err := conn.QueryRowContext(ctx, q).Scan(&version, &comment, &pc.connID, &pc.lctn, &found); err != nil {
 		_ = pc.close()
 		return nil, err
