@@ -1,9 +1,10 @@
 package verifier
 
 // GrowthCap keeps the arithmetic of expression-size estimates far from
-// overflow: a dialect's size estimate stops counting once it passes it.
-// Any size above MaxExpressionGrowth is refused anyway, so capping at a
-// multiple of it changes no verdict.
+// overflow: the MySQL and SQLite size estimates stop counting once they
+// pass it. Capping changes no verdict: the text of a query holds fewer
+// than MaxExpressionGrowth nodes, so an expression that reaches the cap
+// has grown by more than MaxExpressionGrowth and is refused anyway.
 const GrowthCap = 4 * MaxExpressionGrowth
 
 // Outputs describes the columns a query block, derived table, CTE or set
