@@ -252,7 +252,7 @@ func (w *walker) column(n *ast.ColumnName, sc *scope) error {
 		}
 		if src.table != nil {
 			w.b.AddColumn(*src.table, n.Name.O)
-		} else if _, ok := src.out.size(n.Name.O); !ok && src.out.complete {
+		} else if _, ok := src.out.Size(n.Name.O, strings.EqualFold); !ok && src.out.Complete() {
 			return verifier.Refuse(verifier.CodeUnknownColumn)
 		}
 		return nil

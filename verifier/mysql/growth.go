@@ -77,7 +77,7 @@ func (w *walker) columnBig(n *ast.ColumnName, sc *scope) bool {
 	}
 	if q := n.Table.O; q != "" {
 		src, ok := sc.lookup(q)
-		return ok && src.out.isBig(n.Name.O)
+		return ok && src.out.IsBig(n.Name.O, strings.EqualFold)
 	}
 	for s := sc; s != nil; s = s.parent {
 		big, any := false, false
@@ -86,9 +86,9 @@ func (w *walker) columnBig(n *ast.ColumnName, sc *scope) bool {
 				any = true
 				continue
 			}
-			if _, ok := src.out.size(n.Name.O); ok || !src.out.complete {
+			if _, ok := src.out.Size(n.Name.O, strings.EqualFold); ok || !src.out.Complete() {
 				any = true
-				big = big || src.out.isBig(n.Name.O)
+				big = big || src.out.IsBig(n.Name.O, strings.EqualFold)
 			}
 		}
 		if any {
@@ -96,18 +96,4 @@ func (w *walker) columnBig(n *ast.ColumnName, sc *scope) bool {
 		}
 	}
 	return false
-}
-
-// isBig reports whether column name of o (any column, when name is not
-// listed) contains a growth function.
-func (o *outputs) isBig(name string) bool {
-	if o == nil {
-		return false
-	}
-	for i, n := range o.names {
-		if strings.EqualFold(n, name) {
-			return i < len(o.bigs) && o.bigs[i]
-		}
-	}
-	return o.anyBig
 }

@@ -69,62 +69,25 @@ func (w *walker) bodyChain(base *ctes) *ctes {
 	return nil
 }
 
-// outputs describes the columns of a derived table, CTE or set operation:
-// the names the verifier knows and an estimate of each one's expression
-// size after substitution (see verifier.MaxExpressionGrowth).
-type outputs struct {
-	names []string
-	sizes []int
-	// complete reports whether names lists every column: false when the
-	// select list has a star over a physical table or an expression
-	// without an alias (whose name is its text).
-	complete bool
-	// maxSize bounds the size of any column, listed or not.
-	maxSize int
-	// bigs says, per listed column, whether its expression contains a
-	// growth function; anyBig whether any column's may (see growth.go).
-	bigs   []bool
-	anyBig bool
-}
+// outputs describes the columns of a derived table, CTE or set operation
+// (see verifier.Outputs). MySQL keeps names as written and matches them
+// with strings.EqualFold, as both servers compare column names
+// case-insensitively.
+type outputs = verifier.Outputs
 
-// size returns the estimated size of column name and whether it is listed.
-func (o *outputs) size(name string) (int, bool) {
-	for i, n := range o.names {
-		if strings.EqualFold(n, name) {
-			return o.sizes[i], true
-		}
-	}
-	return o.maxSize, false
-}
-
-func (o *outputs) addBig(name string, size int, big bool) {
-	o.names = append(o.names, name)
-	o.sizes = append(o.sizes, size)
-	o.bigs = append(o.bigs, big)
-	o.maxSize = max(o.maxSize, size)
-	o.anyBig = o.anyBig || big
-}
-
-// renamed returns o with its columns renamed by a CTE column list.
-func (o *outputs) renamed(cols []ast.CIStr) *outputs {
-	if o == nil || len(cols) == 0 {
-		return o
-	}
-	r := &outputs{complete: true, maxSize: o.maxSize, anyBig: o.anyBig}
+// renamed returns out with its columns renamed by a CTE column list.
+func renamed(out *outputs, cols []ast.CIStr) *outputs {
+	names := make([]string, len(cols))
 	for i, c := range cols {
-		s, big := o.maxSize, o.anyBig
-		if i < len(o.sizes) && o.complete {
-			s, big = o.sizes[i], o.bigs[i]
-		}
-		r.addBig(c.O, s, big)
+		names[i] = c.O
 	}
-	return r
+	return out.Renamed(names)
 }
 
 // fieldsOutputs describes the select list of a query block whose FROM
 // clause is sc. It runs after the fields were walked.
 func (w *walker) fieldsOutputs(fields []*ast.SelectField, sc *scope) *outputs {
-	o := &outputs{complete: true, maxSize: 1}
+	o := verifier.NewOutputs()
 	for _, f := range fields {
 		if f.WildCard != nil {
 			for _, src := range sc.sources {
@@ -132,15 +95,10 @@ func (w *walker) fieldsOutputs(fields []*ast.SelectField, sc *scope) *outputs {
 					continue
 				}
 				if src.out == nil {
-					o.complete = false
+					o.AddUnnamed(1, false) // a physical table's columns
 					continue
 				}
-				o.complete = o.complete && src.out.complete
-				o.maxSize = max(o.maxSize, src.out.maxSize)
-				o.anyBig = o.anyBig || src.out.anyBig
-				for i, n := range src.out.names {
-					o.addBig(n, src.out.sizes[i], src.out.bigs[i])
-				}
+				o.AddAll(src.out)
 			}
 			continue
 		}
@@ -148,58 +106,17 @@ func (w *walker) fieldsOutputs(fields []*ast.SelectField, sc *scope) *outputs {
 		big := w.isBig(f.Expr, sc)
 		switch {
 		case f.AsName.O != "":
-			o.addBig(f.AsName.O, s, big)
+			o.Add(f.AsName.O, s, big)
 		default:
 			if cn, ok := f.Expr.(*ast.ColumnNameExpr); ok {
-				o.addBig(cn.Name.Name.O, s, big)
+				o.Add(cn.Name.Name.O, s, big)
 			} else {
-				o.complete = false
-				o.maxSize = max(o.maxSize, s)
-				o.anyBig = o.anyBig || big
+				o.AddUnnamed(s, big)
 			}
 		}
 	}
 	return o
 }
-
-// setOutputs combines the outputs of the members of a set operation: the
-// names are the first member's, each size the largest at its position.
-func setOutputs(members []*outputs) *outputs {
-	if len(members) == 0 || members[0] == nil {
-		return &outputs{maxSize: 1}
-	}
-	first := members[0]
-	o := &outputs{complete: first.complete, maxSize: first.maxSize, anyBig: first.anyBig}
-	o.names = append(o.names, first.names...)
-	o.sizes = append(o.sizes, first.sizes...)
-	o.bigs = append(o.bigs, first.bigs...)
-	for _, m := range members[1:] {
-		if m == nil {
-			o.complete = false
-			continue
-		}
-		o.maxSize = max(o.maxSize, m.maxSize)
-		if m.anyBig {
-			// Positions may not line up: every column may hold one.
-			o.anyBig = true
-			for i := range o.bigs {
-				o.bigs[i] = true
-			}
-		}
-		for i := range o.sizes {
-			if i < len(m.sizes) && m.complete {
-				o.sizes[i] = max(o.sizes[i], m.sizes[i])
-			} else {
-				o.sizes[i] = max(o.sizes[i], m.maxSize)
-			}
-		}
-	}
-	return o
-}
-
-// growthCap keeps size arithmetic far from overflow; any size above it is
-// refused anyway.
-const growthCap = 4 * verifier.MaxExpressionGrowth
 
 // exprSize estimates the number of nodes of e once every column of a
 // derived table or CTE it references is replaced by that column's
@@ -211,7 +128,7 @@ func (w *walker) exprSize(e ast.ExprNode, sc *scope) int {
 	}
 	s := &sizer{w: w, sc: sc}
 	e.Accept(s)
-	return min(s.n, growthCap)
+	return min(s.n, verifier.GrowthCap)
 }
 
 type sizer struct {
@@ -221,7 +138,7 @@ type sizer struct {
 }
 
 func (s *sizer) Enter(n ast.Node) (ast.Node, bool) {
-	if s.n > growthCap {
+	if s.n > verifier.GrowthCap {
 		return n, true
 	}
 	switch x := n.(type) {
@@ -251,7 +168,7 @@ func (w *walker) columnSize(n *ast.ColumnName, sc *scope) int {
 		if !ok || src.out == nil {
 			return 1
 		}
-		s, _ := src.out.size(n.Name.O)
+		s, _ := src.out.Size(n.Name.O, strings.EqualFold)
 		return s
 	}
 	for s := sc; s != nil; s = s.parent {
@@ -261,7 +178,7 @@ func (w *walker) columnSize(n *ast.ColumnName, sc *scope) int {
 				best, any = max(best, 1), true
 				continue
 			}
-			if sz, ok := src.out.size(n.Name.O); ok || !src.out.complete {
+			if sz, ok := src.out.Size(n.Name.O, strings.EqualFold); ok || !src.out.Complete() {
 				best, any = max(best, sz), true
 			}
 		}
@@ -332,13 +249,13 @@ func (w *walker) resolveColumn(name string, sc *scope) error {
 			case src.out == nil:
 				candidates += 2
 			default:
-				if _, ok := src.out.size(name); ok {
+				if _, ok := src.out.Size(name, strings.EqualFold); ok {
 					// Known to have it: the server stops at this scope.
 					if candidates == 0 {
 						return nil
 					}
 					candidates += 2
-				} else if !src.out.complete {
+				} else if !src.out.Complete() {
 					candidates += 2
 				}
 			}

@@ -188,7 +188,7 @@ func (w *walker) setOprList(l *ast.SetOprSelectList, c *ctes, outer *scope) erro
 		}
 		members = append(members, w.last)
 	}
-	out := setOutputs(members)
+	out := verifier.SetOutputs(members)
 	if err := w.orderBy(l.OrderBy, c, resultScope(outer, out)); err != nil {
 		return err
 	}
@@ -256,7 +256,7 @@ func (w *walker) with(n *ast.WithClause, c *ctes, outer *scope) (*ctes, error) {
 		if err := w.resultSet(cte.Query.Query, inBody, outer); err != nil {
 			return nil, err
 		}
-		out := w.last.renamed(cte.ColNameList)
+		out := renamed(w.last, cte.ColNameList)
 		visible = &ctes{parent: visible, name: cte.Name.O, out: out}
 		c = &ctes{parent: c, name: cte.Name.O, out: out}
 	}

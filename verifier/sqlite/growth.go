@@ -121,7 +121,7 @@ func (w *walker) selectBig(s *selectStmt, sc *scope) bool {
 func (w *walker) columnBig(c *colRef, sc *scope) bool {
 	if c.table != "" {
 		it, ok := sc.lookup(c.table, true)
-		return ok && it.out.isBig(c.col)
+		return ok && it.out.IsBig(c.col, sameColumn)
 	}
 	for s := sc; s != nil; s = s.parent {
 		big, any := false, false
@@ -130,9 +130,9 @@ func (w *walker) columnBig(c *colRef, sc *scope) bool {
 				any = true
 				continue
 			}
-			if _, ok := it.out.size(c.col); ok || !it.out.complete {
+			if _, ok := it.out.Size(c.col, sameColumn); ok || !it.out.Complete() {
 				any = true
-				big = big || it.out.isBig(c.col)
+				big = big || it.out.IsBig(c.col, sameColumn)
 			}
 		}
 		if any {
@@ -140,19 +140,4 @@ func (w *walker) columnBig(c *colRef, sc *scope) bool {
 		}
 	}
 	return false
-}
-
-// isBig reports whether column name of o (any column, when name is not
-// listed) contains a growth function.
-func (o *outputs) isBig(name string) bool {
-	if o == nil {
-		return false
-	}
-	n := asciiLower(name)
-	for i, c := range o.names {
-		if c == n {
-			return i < len(o.bigs) && o.bigs[i]
-		}
-	}
-	return o.anyBig
 }

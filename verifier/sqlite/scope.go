@@ -2,64 +2,30 @@ package sqlite
 
 import "github.com/dbeast/dbeast/verifier"
 
-// outputs describes the columns of a subquery or CTE: the names the
-// verifier knows and an estimate of each one's expression size once
-// SQLite's query flattener has substituted it (see
-// verifier.MaxExpressionGrowth).
-type outputs struct {
-	names []string // lower case
-	sizes []int
-	// complete reports whether names lists every column: false when the
-	// result has a star over a physical table or an expression without an
-	// alias (whose name is its text).
-	complete bool
-	// maxSize bounds the size of any column, listed or not.
-	maxSize int
-	// bigs says, per listed column, whether its expression contains a
-	// growth function; anyBig whether any column's may (see growth.go).
-	bigs   []bool
-	anyBig bool
-}
+// outputs describes the columns of a subquery or CTE, with each one's
+// expression size once SQLite's query flattener has substituted it (see
+// verifier.Outputs). SQLite's names are stored lower case (asciiLower, at
+// every Add and Renamed) and matched by sameColumn, since SQLite compares
+// column names case-insensitively in ASCII only.
+type outputs = verifier.Outputs
 
-// size returns the estimated size of column name and whether it is listed.
-func (o *outputs) size(name string) (int, bool) {
-	n := asciiLower(name)
-	for i, c := range o.names {
-		if c == n {
-			return o.sizes[i], true
-		}
-	}
-	return o.maxSize, false
-}
+// sameColumn reports whether listed, a lower-case output name, is the
+// column name.
+func sameColumn(listed, name string) bool { return listed == asciiLower(name) }
 
-func (o *outputs) addBig(name string, size int, big bool) {
-	o.names = append(o.names, asciiLower(name))
-	o.sizes = append(o.sizes, size)
-	o.bigs = append(o.bigs, big)
-	o.maxSize = max(o.maxSize, size)
-	o.anyBig = o.anyBig || big
-}
-
-// renamed returns o with its columns renamed by a CTE column list.
-func (o *outputs) renamed(cols []string) *outputs {
-	if o == nil || len(cols) == 0 {
-		return o
-	}
-	r := &outputs{complete: true, maxSize: o.maxSize, anyBig: o.anyBig}
+// renamed returns out with its columns renamed by a CTE column list.
+func renamed(out *outputs, cols []string) *outputs {
+	names := make([]string, len(cols))
 	for i, c := range cols {
-		s, big := o.maxSize, o.anyBig
-		if i < len(o.sizes) && o.complete {
-			s, big = o.sizes[i], o.bigs[i]
-		}
-		r.addBig(c, s, big)
+		names[i] = asciiLower(c)
 	}
-	return r
+	return out.Renamed(names)
 }
 
 // coreOutputs describes the result columns of one SELECT core whose FROM
 // clause is sc.
 func (w *walker) coreOutputs(c *selectCore, sc *scope) *outputs {
-	o := &outputs{complete: true, maxSize: 1}
+	o := verifier.NewOutputs()
 	for _, rc := range c.cols {
 		switch {
 		case rc.star:
@@ -68,76 +34,38 @@ func (w *walker) coreOutputs(c *selectCore, sc *scope) *outputs {
 					continue
 				}
 				if it.out == nil {
-					o.complete = false
+					o.AddUnnamed(1, false) // a physical table's columns
 					continue
 				}
-				o.complete = o.complete && it.out.complete
-				o.maxSize = max(o.maxSize, it.out.maxSize)
-				o.anyBig = o.anyBig || it.out.anyBig
-				for i, n := range it.out.names {
-					o.addBig(n, it.out.sizes[i], it.out.bigs[i])
-				}
+				o.AddAll(it.out)
 			}
 		case rc.hasAlias:
-			o.addBig(rc.alias, w.exprSize(rc.e, sc), w.isBig(rc.e, sc))
+			o.Add(asciiLower(rc.alias), w.exprSize(rc.e, sc), w.isBig(rc.e, sc))
 		default:
 			s, big := w.exprSize(rc.e, sc), w.isBig(rc.e, sc)
 			if cr, ok := rc.e.(*colRef); ok {
-				o.addBig(cr.col, s, big)
+				o.Add(asciiLower(cr.col), s, big)
 			} else {
-				o.complete = false
-				o.maxSize = max(o.maxSize, s)
-				o.anyBig = o.anyBig || big
+				o.AddUnnamed(s, big)
 			}
 		}
 	}
 	return o
 }
-
-// compoundOutputs combines the outputs of the cores of a compound SELECT:
-// the names are the first core's, each size the largest at its position.
-func compoundOutputs(cores []*outputs) *outputs {
-	first := cores[0]
-	o := &outputs{complete: first.complete, maxSize: first.maxSize, anyBig: first.anyBig}
-	o.names = append(o.names, first.names...)
-	o.sizes = append(o.sizes, first.sizes...)
-	o.bigs = append(o.bigs, first.bigs...)
-	for _, m := range cores[1:] {
-		o.maxSize = max(o.maxSize, m.maxSize)
-		if m.anyBig {
-			// Positions may not line up: every column may hold one.
-			o.anyBig = true
-			for i := range o.bigs {
-				o.bigs[i] = true
-			}
-		}
-		for i := range o.sizes {
-			if i < len(m.sizes) && m.complete {
-				o.sizes[i] = max(o.sizes[i], m.sizes[i])
-			} else {
-				o.sizes[i] = max(o.sizes[i], m.maxSize)
-			}
-		}
-	}
-	return o
-}
-
-// growthCap keeps size arithmetic far from overflow.
-const growthCap = 4 * verifier.MaxExpressionGrowth
 
 // exprSize estimates the nodes of e once every column of a subquery or CTE
 // it references is replaced by that column's expression; written counts
 // e as it stands. A subquery counts as one node: its own expressions are
 // counted where it is walked.
 func (w *walker) exprSize(e expr, sc *scope) int {
-	return min(w.size(e, sc, true), growthCap)
+	return min(w.size(e, sc, true), verifier.GrowthCap)
 }
 
 func (w *walker) size(e expr, sc *scope, subst bool) int {
 	n := 1
 	add := func(es ...expr) {
 		for _, x := range es {
-			if x != nil && n <= growthCap {
+			if x != nil && n <= verifier.GrowthCap {
 				n += w.size(x, sc, subst)
 			}
 		}
@@ -192,7 +120,7 @@ func (w *walker) columnSize(c *colRef, sc *scope) int {
 		if !ok || it.out == nil {
 			return 1
 		}
-		s, _ := it.out.size(c.col)
+		s, _ := it.out.Size(c.col, sameColumn)
 		return s
 	}
 	for s := sc; s != nil; s = s.parent {
@@ -202,7 +130,7 @@ func (w *walker) columnSize(c *colRef, sc *scope) int {
 				best, any = max(best, 1), true
 				continue
 			}
-			if sz, ok := it.out.size(c.col); ok || !it.out.complete {
+			if sz, ok := it.out.Size(c.col, sameColumn); ok || !it.out.Complete() {
 				best, any = max(best, sz), true
 			}
 		}
@@ -251,12 +179,12 @@ func (w *walker) resolveColumn(name string, sc *scope) {
 			case it.out == nil:
 				candidates += 2
 			default:
-				if _, ok := it.out.size(n); ok {
+				if _, ok := it.out.Size(n, sameColumn); ok {
 					if candidates == 0 {
 						return
 					}
 					candidates += 2
-				} else if !it.out.complete {
+				} else if !it.out.Complete() {
 					candidates += 2
 				}
 			}

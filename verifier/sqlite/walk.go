@@ -147,7 +147,7 @@ func (w *walker) selectStmt(s *selectStmt, outer *scope) {
 		for i, c := range s.with {
 			fr.active = i
 			w.selectStmt(c.sel, outer)
-			fr.outs = append(fr.outs, w.last.renamed(c.cols))
+			fr.outs = append(fr.outs, renamed(w.last, c.cols))
 		}
 		fr.active = -1
 	}
@@ -157,7 +157,7 @@ func (w *walker) selectStmt(s *selectStmt, outer *scope) {
 		last = w.core(c, outer)
 		outs = append(outs, w.last)
 	}
-	out := compoundOutputs(outs)
+	out := verifier.SetOutputs(outs)
 	// ORDER BY of a compound names result columns; of a single core it
 	// resolves in that core's scope.
 	ob := last
@@ -306,7 +306,7 @@ func (w *walker) expr(e expr, sc *scope) {
 			}
 			if it.table != nil {
 				w.b.AddColumn(*it.table, x.col)
-			} else if _, ok := it.out.size(x.col); !ok && it.out.complete {
+			} else if _, ok := it.out.Size(x.col, sameColumn); !ok && it.out.Complete() {
 				bail(verifier.CodeUnknownColumn)
 			}
 			return
