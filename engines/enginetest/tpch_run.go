@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbeast/dbeast/corpus"
 	"github.com/dbeast/dbeast/engines"
+	"github.com/dbeast/dbeast/verifier"
 )
 
 // TPCHRun runs the 22 TPC-H queries of one dialect's corpus (issue 16) on
@@ -100,6 +101,25 @@ func (r TPCHRun) Run(t *testing.T) {
 	}
 	if nonEmpty < 18 {
 		t.Errorf("only %d queries select rows on the generated data; want at least 18", nonEmpty)
+	}
+}
+
+// VerifiedRead is the Read of an engine's TPC-H test: the text verified by
+// verify (the dialect's verifier, passed in so this package depends on
+// none) and run through eng.Read, with limits no TPC-H answer on the
+// generated data reaches.
+func VerifiedRead(eng engines.Engine, verify func(sql string) (*verifier.Verdict, error)) func(t *testing.T, sql string) *engines.Result {
+	lim := engines.Limits{MaxRows: 5000, MaxDataBytes: 4 << 20}
+	return func(t *testing.T, sql string) *engines.Result {
+		v, err := verify(sql)
+		if err != nil {
+			t.Fatalf("verify: %v", err)
+		}
+		res, _, err := eng.Read(context.Background(), engines.ReadRequest{Verdict: v, Limits: lim})
+		if err != nil {
+			t.Fatalf("read: %v", err)
+		}
+		return res
 	}
 }
 

@@ -1,13 +1,8 @@
 package mysql
 
 import (
-	"context"
-	"os"
 	"testing"
 
-	gomysql "github.com/go-sql-driver/mysql"
-
-	"github.com/dbeast/dbeast/engines"
 	"github.com/dbeast/dbeast/engines/enginetest"
 	"github.com/dbeast/dbeast/verifier"
 	myverify "github.com/dbeast/dbeast/verifier/mysql"
@@ -28,32 +23,15 @@ const tpchDB = "dbeast_mytpch"
 func TestTPCH(t *testing.T) {
 	needServer(t)
 	enginetest.LoadMySQLTPCH(t, admin, tpchDB)
-	cfg, err := gomysql.ParseDSN(os.Getenv(dsnVar))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.DBName = tpchDB
-	eng := openSource(t, engines.Source{Kind: engines.MySQL, DSN: cfg.FormatDSN()})
-	fl := verifier.FlavorMySQL
-	if serverFlavor.mariadb {
-		fl = verifier.FlavorMariaDB
-	}
-	lim := engines.Limits{MaxRows: 5000, MaxDataBytes: 4 << 20}
+	eng := openDatabase(t, tpchDB)
+	fl := verifierFlavor()
 	enginetest.TPCHRun{
 		Dialect: "mysql",
 		Through: "the verified-read path",
 		Schema:  tpchDB,
-		Read: func(t *testing.T, sql string) *engines.Result {
-			v, err := myverify.Verify(verifier.Input{Dialect: verifier.MySQL, SQL: sql, Database: tpchDB, Flavor: fl})
-			if err != nil {
-				t.Fatalf("verify: %v", err)
-			}
-			res, _, err := eng.Read(context.Background(), engines.ReadRequest{Verdict: v, Limits: lim})
-			if err != nil {
-				t.Fatalf("read: %v", err)
-			}
-			return res
-		},
+		Read: enginetest.VerifiedRead(eng, func(sql string) (*verifier.Verdict, error) {
+			return myverify.Verify(verifier.Input{Dialect: verifier.MySQL, SQL: sql, Database: tpchDB, Flavor: fl})
+		}),
 		Direct: func(t *testing.T, sql string) ([]string, []string) {
 			return enginetest.MySQLAnswer(t, admin, sql)
 		},

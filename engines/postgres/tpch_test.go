@@ -28,22 +28,13 @@ const tpchSchema = "dbeast_tpch"
 func TestTPCH(t *testing.T) {
 	a := loadTPCH(t)
 	e := openEngine(t, engines.Source{})
-	lim := engines.Limits{MaxRows: 5000, MaxDataBytes: 4 << 20}
 	enginetest.TPCHRun{
 		Dialect: "postgres",
 		Through: "the verified-read path",
 		Schema:  tpchSchema,
-		Read: func(t *testing.T, sql string) *engines.Result {
-			v, err := pgverify.Verify(verifier.Input{Dialect: verifier.Postgres, SQL: sql})
-			if err != nil {
-				t.Fatalf("verify: %v", err)
-			}
-			res, _, err := e.Read(context.Background(), engines.ReadRequest{Verdict: v, Limits: lim})
-			if err != nil {
-				t.Fatalf("read: %v", err)
-			}
-			return res
-		},
+		Read: enginetest.VerifiedRead(e, func(sql string) (*verifier.Verdict, error) {
+			return pgverify.Verify(verifier.Input{Dialect: verifier.Postgres, SQL: sql})
+		}),
 		Direct: func(t *testing.T, sql string) ([]string, []string) {
 			return enginetest.PostgresAnswer(t, a, sql)
 		},

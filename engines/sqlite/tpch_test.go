@@ -1,10 +1,8 @@
 package sqlite
 
 import (
-	"context"
 	"testing"
 
-	"github.com/dbeast/dbeast/engines"
 	"github.com/dbeast/dbeast/engines/enginetest"
 	"github.com/dbeast/dbeast/verifier"
 	sqliteverify "github.com/dbeast/dbeast/verifier/sqlite"
@@ -21,21 +19,12 @@ import (
 func TestTPCH(t *testing.T) {
 	path, direct := enginetest.SQLiteTPCH(t)
 	eng := openEngine(t, path, true)
-	lim := engines.Limits{MaxRows: 5000, MaxDataBytes: 4 << 20}
 	enginetest.TPCHRun{
 		Dialect: "sqlite",
 		Through: "the verified-read path",
-		Read: func(t *testing.T, sql string) *engines.Result {
-			v, err := sqliteverify.Verify(verifier.Input{Dialect: verifier.SQLite, SQL: sql})
-			if err != nil {
-				t.Fatalf("verify: %v", err)
-			}
-			res, _, err := eng.Read(context.Background(), engines.ReadRequest{Verdict: v, Limits: lim})
-			if err != nil {
-				t.Fatalf("read: %v", err)
-			}
-			return res
-		},
+		Read: enginetest.VerifiedRead(eng, func(sql string) (*verifier.Verdict, error) {
+			return sqliteverify.Verify(verifier.Input{Dialect: verifier.SQLite, SQL: sql})
+		}),
 		Direct: func(t *testing.T, sql string) ([]string, []string) {
 			return enginetest.SQLiteAnswer(t, direct, sql)
 		},
