@@ -8,6 +8,11 @@
 // fixture tables through the harness's admin handle (never through the
 // engine under test) and builds verdicts by hand, so it does not depend on
 // any verifier.
+//
+// It also holds what the engines' and the broker's TPC-H tests share: the
+// generated dataset (TPCH), its loader for each dialect, the server's
+// direct answer and the runner over the corpus's 22 queries (TPCHRun), so
+// each of those tests keeps only how it reads.
 package enginetest
 
 import (

@@ -18,7 +18,7 @@ type TPCHTable struct {
 	Rows    [][]any
 }
 
-// TPCH returns the dataset engines/postgres/testdata/tpch.sql generates,
+// TPCH returns the dataset testdata/tpch.sql generates on PostgreSQL,
 // computed in Go so the MySQL/MariaDB and SQLite TPC-H tests load the same
 // shape without PostgreSQL: 5 regions, 25 nations, 40 suppliers, 600
 // parts, 2,400 partsupp rows, 300 customers (a third without orders),

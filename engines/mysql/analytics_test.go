@@ -2,11 +2,8 @@ package mysql
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
-
-	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/dbeast/dbeast/corpus"
 	"github.com/dbeast/dbeast/engines"
@@ -41,16 +38,8 @@ func TestAnalyticsReads(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { _, _ = admin.ExecContext(context.Background(), "DROP DATABASE IF EXISTS "+analyticsDB) })
-	cfg, err := gomysql.ParseDSN(os.Getenv(dsnVar))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.DBName = analyticsDB
-	eng := openSource(t, engines.Source{Kind: engines.MySQL, DSN: cfg.FormatDSN()})
-	fl := verifier.FlavorMySQL
-	if serverFlavor.mariadb {
-		fl = verifier.FlavorMariaDB
-	}
+	eng := openDatabase(t, analyticsDB)
+	fl := verifierFlavor()
 	cases, err := corpus.Load("mysql")
 	if err != nil {
 		t.Fatal(err)

@@ -172,6 +172,26 @@ func openEngine(t *testing.T) *Engine {
 	return openSource(t, sourceFor(t, "", "", nil))
 }
 
+// openDatabase opens an engine as the DSN's account on the database name,
+// for tests that load a dataset of their own (TPC-H, analytics).
+func openDatabase(t *testing.T, name string) *Engine {
+	t.Helper()
+	cfg, err := gomysql.ParseDSN(os.Getenv(dsnVar))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DBName = name
+	return openSource(t, engines.Source{Kind: engines.MySQL, DSN: cfg.FormatDSN()})
+}
+
+// verifierFlavor is the verifier's name for serverFlavor.
+func verifierFlavor() verifier.Flavor {
+	if serverFlavor.mariadb {
+		return verifier.FlavorMariaDB
+	}
+	return verifier.FlavorMySQL
+}
+
 func openSource(t *testing.T, src engines.Source) *Engine {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

@@ -2,101 +2,51 @@ package postgres
 
 import (
 	"context"
-	"fmt"
-	"github.com/dbeast/dbeast/engines/enginetest"
-	"os"
-	"sort"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/dbeast/dbeast/corpus"
 	"github.com/dbeast/dbeast/engines"
+	"github.com/dbeast/dbeast/engines/enginetest"
 	"github.com/dbeast/dbeast/verifier"
 	pgverify "github.com/dbeast/dbeast/verifier/postgres"
 )
 
+// tpchSchema is the private schema TestTPCH and TestVerifiedNames load the
+// dataset into.
+const tpchSchema = "dbeast_tpch"
+
 // TestTPCH runs the 22 TPC-H queries of corpus/postgres/tpch.txt (issue
-// 16) end to end on a small generated dataset (testdata/tpch.sql, in the
-// private schema dbeast_tpch): each text is verified by the PostgreSQL
-// verifier, run through the engine's verified-read path (proof, locks,
-// relation and function guards, the normalized SQL) and its rows compared
-// with the server's own answer to the original text, run directly on an
-// admin connection. Rows are compared as sorted multisets of their text
-// values, with the column names; ties in ORDER BY … LIMIT could otherwise
-// differ between two plans.
+// 16) end to end on a small generated dataset (enginetest's
+// testdata/tpch.sql, in the private schema dbeast_tpch): each text is
+// verified by the PostgreSQL verifier, run through the engine's
+// verified-read path (proof, locks, relation and function guards, the
+// normalized SQL) and its rows compared with the server's own answer to
+// the original text, run directly on an admin connection (see
+// enginetest.TPCHRun), with the column names exactly.
 func TestTPCH(t *testing.T) {
-	a := tpchSchema(t)
-	ctx := context.Background()
-	cases, err := corpus.Load("postgres")
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := loadTPCH(t)
 	e := openEngine(t, engines.Source{})
-	lim := engines.Limits{MaxRows: 5000, MaxDataBytes: 4 << 20}
-	total, passed, nonEmpty := 0, 0, 0
-	for _, c := range cases {
-		if c.File != "tpch.txt" {
-			continue
-		}
-		total++
-		name := strings.TrimSuffix(strings.SplitN(c.Doc, ":", 2)[0], ".")
-		sql := strings.ReplaceAll(c.SQL, "tpch.", "dbeast_tpch.")
-		ok := t.Run(name, func(t *testing.T) {
-			v, err := pgverify.Verify(verifier.Input{Dialect: verifier.Postgres, SQL: sql})
-			if err != nil {
-				t.Fatalf("verify: %v", err)
-			}
-			res, _, err := e.Read(ctx, engines.ReadRequest{Verdict: v, Limits: lim})
-			if err != nil {
-				t.Fatalf("read: %v", err)
-			}
-			if res.Truncated {
-				t.Fatalf("result truncated at %d rows", len(res.Rows))
-			}
-			wantCols, wantRows := serverAnswer(t, a, sql)
-			if diff := cmp.Diff(wantCols, res.Columns); diff != "" {
-				t.Errorf("columns (-server +engine):\n%s", diff)
-			}
-			if diff := cmp.Diff(wantRows, enginetest.RowLines(t, res.Rows)); diff != "" {
-				t.Errorf("rows (-server +engine):\n%s", diff)
-			}
-			if len(wantRows) > 0 {
-				nonEmpty++
-			}
-		})
-		if ok {
-			passed++
-		}
-	}
-	if total != 22 {
-		t.Errorf("corpus holds %d TPC-H queries, want 22", total)
-	}
-	t.Logf("TPC-H: %d of %d queries pass through the verified-read path (%d with rows)", passed, total, nonEmpty)
-	if nonEmpty < 18 {
-		t.Errorf("only %d queries select rows on the generated data; want at least 18", nonEmpty)
-	}
+	enginetest.TPCHRun{
+		Dialect: "postgres",
+		Through: "the verified-read path",
+		Schema:  tpchSchema,
+		Read: enginetest.VerifiedRead(e, func(sql string) (*verifier.Verdict, error) {
+			return pgverify.Verify(verifier.Input{Dialect: verifier.Postgres, SQL: sql})
+		}),
+		Direct: func(t *testing.T, sql string) ([]string, []string) {
+			return enginetest.PostgresAnswer(t, a, sql)
+		},
+	}.Run(t)
 }
 
-// tpchSchema generates the dataset and drops it when the test ends; it
-// returns the admin connection.
-func tpchSchema(t *testing.T) *pgx.Conn {
+// loadTPCH generates the dataset in tpchSchema, dropped when the test
+// ends, and returns the admin connection.
+func loadTPCH(t *testing.T) *pgx.Conn {
 	t.Helper()
 	a := adminConn(t)
-	gen, err := os.ReadFile("testdata/tpch.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.PgConn().Exec(context.Background(), string(gen)).ReadAll(); err != nil {
-		t.Fatalf("generate: %v", err)
-	}
-	t.Cleanup(func() {
-		if _, err := a.Exec(context.Background(), "DROP SCHEMA dbeast_tpch CASCADE"); err != nil {
-			t.Errorf("drop: %v", err)
-		}
-	})
+	enginetest.LoadPostgresTPCH(t, a, tpchSchema)
 	return a
 }
 
@@ -106,7 +56,7 @@ func tpchSchema(t *testing.T) *pgx.Conn {
 // operand name), each verified, run through Engine.Read and compared with
 // the server's answer.
 func TestVerifiedNames(t *testing.T) {
-	a := tpchSchema(t)
+	a := loadTPCH(t)
 	e := openEngine(t, engines.Source{})
 	for _, sql := range []string{
 		`SELECT n_name FROM dbeast_tpch.nation WHERE n_regionkey = (SELECT r_regionkey FROM dbeast_tpch.region WHERE r_regionkey = n_regionkey AND r_name = 'ASIA') ORDER BY 1`,
@@ -124,34 +74,9 @@ func TestVerifiedNames(t *testing.T) {
 			t.Errorf("%s: read: %v", sql, err)
 			continue
 		}
-		_, want := serverAnswer(t, a, sql)
+		_, want := enginetest.PostgresAnswer(t, a, sql)
 		if diff := cmp.Diff(want, enginetest.RowLines(t, res.Rows)); diff != "" || len(want) == 0 {
 			t.Errorf("%s: rows (-server +engine):\n%s", sql, diff)
 		}
 	}
-}
-
-// serverAnswer runs sql directly and returns its column names and sorted
-// text rows.
-func serverAnswer(t *testing.T, a *pgx.Conn, sql string) ([]string, []string) {
-	t.Helper()
-	res := a.PgConn().ExecParams(context.Background(), sql, nil, nil, nil, textFormat).Read()
-	if res.Err != nil {
-		t.Fatalf("server: %v", res.Err)
-	}
-	cols := columnNames(res.FieldDescriptions)
-	rows := make([]string, len(res.Rows))
-	for i, r := range res.Rows {
-		cells := make([]string, len(r))
-		for j, v := range r {
-			if v == nil {
-				cells[j] = "NULL"
-			} else {
-				cells[j] = fmt.Sprintf("%q", v)
-			}
-		}
-		rows[i] = strings.Join(cells, ",")
-	}
-	sort.Strings(rows)
-	return cols, rows
 }

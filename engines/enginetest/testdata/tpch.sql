@@ -1,11 +1,13 @@
--- A small, deterministic TPC-H dataset for tpch_test.go (no dbgen): the
--- standard schema in the private schema dbeast_tpch, filled by arithmetic
--- on generate_series so every run produces the same rows. Values follow
--- the specification's domains (nations, regions, segments, priorities,
--- ship modes, brand/type/container words), and a few parts, suppliers and
--- customers are shaped so that every query's validation parameters select
--- some rows. 40 suppliers, 600 parts, 2,400 partsupp, 300 customers (a
--- third without orders, as in dbgen), 3,000 orders, about 12,000 lines.
+-- A small, deterministic TPC-H dataset for the PostgreSQL TPC-H tests (no
+-- dbgen): the standard schema in the private schema dbeast_tpch, which
+-- enginetest.LoadPostgresTPCH renames to the schema a test asks for,
+-- filled by arithmetic on generate_series so every run produces the same
+-- rows. Values follow the specification's domains (nations, regions,
+-- segments, priorities, ship modes, brand/type/container words), and a few
+-- parts, suppliers and customers are shaped so that every query's
+-- validation parameters select some rows. 40 suppliers, 600 parts, 2,400
+-- partsupp, 300 customers (a third without orders, as in dbgen), 3,000
+-- orders, about 12,000 lines.
 DROP SCHEMA IF EXISTS dbeast_tpch CASCADE;
 CREATE SCHEMA dbeast_tpch;
 
