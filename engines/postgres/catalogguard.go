@@ -95,7 +95,9 @@ const catalogSavepoint = "dbeast_catalog_check"
 // transaction of any other account, so it is set only for a superuser;
 // for any other account the server's own temp_file_limit applies, which
 // the administrator sets (postgresql.conf, or ALTER ROLE … SET
-// temp_file_limit). set_config(…, true) lasts until the transaction ends.
+// temp_file_limit, which reaches pooled connections when they are
+// replaced: pool.go). set_config(…, true) lasts until the transaction
+// ends.
 const tempFileLimit = `SELECT pg_catalog.set_config('temp_file_limit', '256MB', true)
 WHERE pg_catalog.current_setting('is_superuser') = 'on'`
 

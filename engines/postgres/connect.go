@@ -32,8 +32,9 @@ type Engine struct {
 	// the session; anything else leaves it false and Close closes. Every
 	// operation clears it first (start), so only the last one decides.
 	reusable bool
-	// served reports whether an earlier operation of this engine used the
-	// connection: full SQL then needs a fresh one, as for a reused one.
+	// served reports whether an operation of this engine used the
+	// connection: the next one then needs it clean (start), and full SQL
+	// needs a new one, as for a reused one (freshConn).
 	served bool
 	// pre holds catalog answers fetched ahead in a pipeline (cache.go);
 	// rec, when set, records the catalog queries a proof runs.
@@ -139,10 +140,58 @@ func dial(ctx context.Context, cfg *pgx.ConnConfig) (*pooledConn, error) {
 	return &pooledConn{conn: conn, pg: conn.PgConn(), created: time.Now(), stmts: map[string]string{}}, nil
 }
 
-// start begins an operation: until it ends clean, the connection is not
-// fit to go back to the pool.
-func (e *Engine) start() {
+// start begins an operation. A connection that served an earlier
+// operation of this engine is used again only when that operation left
+// it clean (reusable: it ended without error and reset the session).
+// After a write, full SQL or any failure the connection may hold what the
+// server ran there (a trigger's prepared statement under one of the
+// engine's own names, a role, an open transaction), so it is closed and
+// the operation runs on a new one. After Close every operation fails.
+func (e *Engine) start(ctx context.Context) error {
+	if e.pc == nil {
+		return engines.NewError(engines.CodeFailed, ReasonConnectionLost, errClosed)
+	}
+	if e.served && !e.reusable {
+		if err := e.replace(ctx); err != nil {
+			return err
+		}
+	}
 	e.served, e.reusable = true, false
+	return nil
+}
+
+// errClosed is a private cause: an operation on a closed engine.
+var errClosed = errors.New("postgres: the engine is closed")
+
+// replace closes the engine's connection and gives it a new one. On a
+// failed dial the old connection stays, not reusable, for Close to end.
+func (e *Engine) replace(ctx context.Context) error {
+	c, err := dial(ctx, e.pool.cfg)
+	if err != nil {
+		return err
+	}
+	old := e.pc
+	e.use(c, false)
+	e.pre, e.rec = nil, nil
+	old.close()
+	return nil
+}
+
+// retryable reports whether an operation that failed with err may run
+// once more on a new connection: it ran on a pooled connection as the
+// engine's first operation and found that connection ended by the server
+// while it sat idle (terminated, idle_session_timeout, a restart), and
+// the operation only reads. Its context must still be live.
+func (e *Engine) retryable(ctx context.Context, fromPool bool, err error) bool {
+	return err != nil && fromPool && ctx.Err() == nil && e.pg.IsClosed()
+}
+
+// retry runs op once more on a new connection after retryable allowed it.
+func (e *Engine) retry(ctx context.Context) error {
+	if err := e.replace(ctx); err != nil {
+		return err
+	}
+	return e.start(ctx)
 }
 
 // freshConn replaces a connection that served another operation, here or
@@ -151,6 +200,9 @@ func (e *Engine) start() {
 // fitness is still the last operation's: a clean one goes back to the
 // pool, any other is closed.
 func (e *Engine) freshConn(ctx context.Context) error {
+	if e.pc == nil {
+		return engines.NewError(engines.CodeFailed, ReasonConnectionLost, errClosed)
+	}
 	if !e.reused && !e.served {
 		return nil
 	}
@@ -176,8 +228,9 @@ func (e *Engine) Close() error {
 		return nil
 	}
 	c := e.pc
-	e.pc, e.pre, e.rec = nil, nil, nil
-	if e.reusable && !c.pg.IsClosed() && c.pg.TxStatus() == 'I' {
+	e.pc, e.conn, e.pg, e.pre, e.rec = nil, nil, nil, nil, nil
+	// A connection no operation used is as clean as it came.
+	if (e.reusable || !e.served) && !c.pg.IsClosed() && c.pg.TxStatus() == 'I' {
 		e.pool.put(c)
 		return nil
 	}
@@ -344,7 +397,9 @@ func mapErr(ctx context.Context, err error) *engines.Error {
 		case "0A000":
 			return engines.NewError(engines.CodeFailed, ReasonUnsupported, err)
 		}
-		if len(pgErr.Code) >= 2 && pgErr.Code[:2] == "08" {
+		// Class 08 and the server ending the session (admin shutdown,
+		// crash shutdown, idle_session_timeout): the connection is gone.
+		if len(pgErr.Code) >= 2 && pgErr.Code[:2] == "08" || pgErr.Code == "57P01" || pgErr.Code == "57P02" || pgErr.Code == "57P05" {
 			return engines.NewError(engines.CodeFailed, ReasonConnectionLost, err)
 		}
 		return engines.NewError(engines.CodeFailed, engines.ReasonExecution, err)

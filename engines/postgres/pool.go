@@ -23,7 +23,24 @@ import (
 // locks, listeners). After a cancel, a deadline, any error, a table write
 // (its triggers run user code, which can leave state DISCARD ALL does not
 // reset) or full SQL, the connection is closed instead. Full SQL always
-// runs on a fresh connection (see Exec).
+// runs on a fresh connection (see Exec). The same rule holds between the
+// operations of one engine: an operation runs on the connection the
+// previous one used only when that one ended clean, and on a new
+// connection otherwise (Engine.start).
+//
+// The server may end an idle pooled connection (pg_terminate_backend,
+// idle_session_timeout, a restart). A listing, a description or a read
+// that finds its pooled connection ended runs once more on a new one
+// (Engine.retryable): they only read, so running again is harmless.
+//
+// What the server fixes when a session starts stays with a pooled
+// connection: the login itself (PostgreSQL keeps sessions open after
+// NOLOGIN, a new password or a pg_hba.conf change) and the role's and
+// database's own settings (ALTER ROLE … SET temp_file_limit), which RESET
+// ALL restores as they were at connection time. Privileges are not among
+// them: every read proves them again. poolMaxLifetime bounds how long
+// such a change waits to apply, and terminating the broker's sessions
+// applies it at once.
 //
 // Pools are keyed by a hash of the source's DSN and its read-only flag, so
 // a changed source gets a new pool; idle connections are closed after
@@ -34,7 +51,7 @@ import (
 const (
 	poolMaxIdle     = 4 // the contract's global limit of concurrent operations
 	poolIdleTimeout = 2 * time.Minute
-	poolMaxLifetime = 15 * time.Minute
+	poolMaxLifetime = 5 * time.Minute // see the login and settings above
 )
 
 // pooledConn is one broker-owned server connection and what outlives a

@@ -42,9 +42,24 @@ var syntaxFunctions = map[string]bool{"coalesce": true, "nullif": true, "greates
 // can select from outside the system schemas. Partitioned tables are listed
 // as tables; the proof refuses them later.
 func (e *Engine) ListTables(ctx context.Context) ([]engines.TableEntry, error) {
-	e.start()
 	ctx, cancel := opContext(ctx)
 	defer cancel()
+	fromPool := e.reused && !e.served
+	if err := e.start(ctx); err != nil {
+		return nil, err
+	}
+	out, err := e.listTables(ctx)
+	if e.retryable(ctx, fromPool, err) {
+		if err := e.retry(ctx); err != nil {
+			return nil, err
+		}
+		out, err = e.listTables(ctx)
+	}
+	return out, err
+}
+
+// listTables is one attempt of ListTables on the engine's connection.
+func (e *Engine) listTables(ctx context.Context) ([]engines.TableEntry, error) {
 	// In a transaction with search_path = pg_catalog, pg_temp, so no operator of the
 	// account's own search_path can take part in the listing.
 	if err := e.simple(ctx, beginProof+"; "+sessionSettings(ctx)); err != nil {
@@ -80,9 +95,24 @@ WHERE c.relkind IN ('r', 'v', 'm', 'p')
 
 // Describe proves one relation and returns its columns and identity.
 func (e *Engine) Describe(ctx context.Context, t verifier.Table) (*engines.Proof, error) {
-	e.start()
 	ctx, cancel := opContext(ctx)
 	defer cancel()
+	fromPool := e.reused && !e.served
+	if err := e.start(ctx); err != nil {
+		return nil, err
+	}
+	p, err := e.describe(ctx, t)
+	if e.retryable(ctx, fromPool, err) {
+		if err := e.retry(ctx); err != nil {
+			return nil, err
+		}
+		p, err = e.describe(ctx, t)
+	}
+	return p, err
+}
+
+// describe is one attempt of Describe on the engine's connection.
+func (e *Engine) describe(ctx context.Context, t verifier.Table) (*engines.Proof, error) {
 	if err := e.simple(ctx, beginProof+"; "+sessionSettings(ctx)); err != nil {
 		e.rollback()
 		return nil, mapErr(ctx, err)
@@ -118,13 +148,29 @@ func (e *Engine) Describe(ctx context.Context, t verifier.Table) (*engines.Proof
 // SQL, identities, functions and server version, a read skips the lock
 // listings and the EXPLAIN (cache.go).
 func (e *Engine) Read(ctx context.Context, req engines.ReadRequest) (*engines.Result, []engines.Proof, error) {
-	e.start()
 	ctx, cancel := opContext(ctx)
 	defer cancel()
 	v := req.Verdict
 	if v == nil || (v.Mode != "" && v.Mode != verifier.ModeRead) || (v.Op != "" && v.Op != verifier.OpRead) || len(v.Tables) == 0 {
 		return nil, nil, engines.NewError(engines.CodeDenied, engines.ReasonBlocked, nil)
 	}
+	fromPool := e.reused && !e.served
+	if err := e.start(ctx); err != nil {
+		return nil, nil, err
+	}
+	res, proofs, err := e.read(ctx, req)
+	if e.retryable(ctx, fromPool, err) {
+		if err := e.retry(ctx); err != nil {
+			return nil, nil, err
+		}
+		res, proofs, err = e.read(ctx, req)
+	}
+	return res, proofs, err
+}
+
+// read is one attempt of Read on the engine's connection.
+func (e *Engine) read(ctx context.Context, req engines.ReadRequest) (*engines.Result, []engines.Proof, error) {
+	v := req.Verdict
 	names := make([]string, len(v.Tables))
 	for i, t := range v.Tables {
 		names[i] = t.String()

@@ -22,7 +22,6 @@ const beginWrite = "BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE"
 // statement may have reached the server, a cancelled or broken operation is
 // CodeOutcomeUnknown and is never retried.
 func (e *Engine) Write(ctx context.Context, v *verifier.Verdict, lim engines.Limits) (*engines.Result, error) {
-	e.start()
 	if e.readOnly {
 		return nil, engines.NewError(engines.CodeDenied, engines.ReasonReadOnlySource, nil)
 	}
@@ -37,6 +36,9 @@ func (e *Engine) Write(ctx context.Context, v *verifier.Verdict, lim engines.Lim
 	}
 	ctx, cancel := opContext(ctx)
 	defer cancel()
+	if err := e.start(ctx); err != nil {
+		return nil, err
+	}
 	if err := e.simple(ctx, beginWrite+"; "+sessionSettings(ctx)); err != nil {
 		e.rollback()
 		return nil, mapErr(ctx, err)
@@ -83,7 +85,9 @@ func (e *Engine) Exec(ctx context.Context, sql string, lim engines.Limits) (*eng
 	if err := e.freshConn(ctx); err != nil {
 		return nil, err
 	}
-	e.start()
+	if err := e.start(ctx); err != nil {
+		return nil, err
+	}
 	if err := e.simple(ctx, "SET statement_timeout = "+strconv.FormatInt(timeoutMillis(ctx), 10)); err != nil {
 		return nil, mapErr(ctx, err)
 	}

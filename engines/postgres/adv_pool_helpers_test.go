@@ -1,0 +1,112 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/dbeast/dbeast/engines"
+)
+
+// Helpers for the adversarial pool tests (adv_pool_*_test.go). Each test
+// uses a source of its own (a DSN that differs by a parameter), so its
+// pool and proof cache are its own and no other test's connections or
+// cached proofs take part.
+
+// advSource returns a source whose DSN is the test DSN with its own
+// application name (the engine replaces the name when it connects; the
+// parameter only keys the pool), plus any extra runtime parameters.
+func advSource(t *testing.T, tag string, params map[string]string) engines.Source {
+	t.Helper()
+	p := map[string]string{"timezone": "UTC", "application_name": "dbeast_adv_" + tag}
+	for k, v := range params {
+		p[k] = v
+	}
+	return engines.Source{Kind: engines.Postgres, DSN: withParams(t, testDSN(t), "", p)}
+}
+
+// advOpen opens an engine of src; the test closes it (a Close after Close
+// is a no-op, so the cleanup is only a net).
+func advOpen(t *testing.T, src engines.Source) *Engine {
+	t.Helper()
+	e, err := Driver{}.Open(context.Background(), src)
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e.(*Engine)
+}
+
+// idlePIDs returns the server process ids of src's idle pooled
+// connections, most recently pooled last.
+func idlePIDs(src engines.Source) []uint32 {
+	p := lookupPool(src.DSN, src.ReadOnly)
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []uint32
+	for _, c := range p.idle {
+		out = append(out, c.pg.PID())
+	}
+	return out
+}
+
+// advExec runs admin statements and fails the test on an error.
+func advExec(t *testing.T, sqls ...string) {
+	t.Helper()
+	a := adminConn(t)
+	for _, q := range sqls {
+		if _, err := a.Exec(context.Background(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// advCleanup runs admin statements when the test ends, ignoring errors
+// (each must tolerate a missing object).
+func advCleanup(t *testing.T, sqls ...string) {
+	t.Helper()
+	a := adminConn(t)
+	t.Cleanup(func() {
+		for _, q := range sqls {
+			a.Exec(context.Background(), q)
+		}
+	})
+}
+
+// lowerRead reads t's row 1 through lower(), unqualified as the verifier
+// prints it: with the engine's search_path the built-in runs.
+func lowerRead() engines.ReadRequest {
+	return engines.ReadRequest{Verdict: readVerdict(`SELECT t.id, lower(t.name) AS l FROM dbeast_pgengine.t AS t WHERE t.id = 1`,
+		map[string][]string{"t": {"id", "name"}}, []string{"lower"}, "t")}
+}
+
+// mustRead runs req on a new engine of src, closes it and returns the
+// rows.
+func mustRead(t *testing.T, src engines.Source, req engines.ReadRequest) [][]string {
+	t.Helper()
+	e := advOpen(t, src)
+	res, _, err := e.Read(context.Background(), req)
+	if err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	return rowsOf(res)
+}
+
+// rowsOf returns a result's rows as strings ("<nil>" for NULL).
+func rowsOf(res *engines.Result) [][]string {
+	var out [][]string
+	for _, r := range res.Rows {
+		var row []string
+		for _, v := range r {
+			row = append(row, fmt.Sprint(v))
+		}
+		out = append(out, row)
+	}
+	return out
+}
