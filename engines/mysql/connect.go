@@ -58,7 +58,7 @@ func (e *Engine) attach(pc *pconn) {
 	e.pc, e.conn, e.fl, e.connID = pc, pc.conn, pc.fl, pc.connID
 	// Nothing ran on it yet: a pooled connection is as clean as it was
 	// returned, a new one has no state at all.
-	e.clean, e.used = true, false
+	e.clean, e.used, e.tainted, e.broken = true, false, false, false
 }
 
 // release hands the current connection back to the pool when the last
@@ -224,8 +224,21 @@ func (e *Engine) run(ctx context.Context, sent *bool, f func(ctx context.Context
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.broken || e.pc == nil {
+	if e.pc == nil {
 		return engines.NewError(engines.CodeFailed, ReasonConnectionLost, nil)
+	}
+	// An operation runs on the connection an earlier one of this engine
+	// used only when that one left it clean: a table write's triggers and
+	// full SQL run user code that can leave a temporary table shadowing a
+	// base table, or user variables; a failure or a kill can leave
+	// anything. Otherwise it gets a new connection.
+	if e.used && (!e.clean || e.tainted) || e.broken {
+		_ = e.release()
+		pc, err := dial(ctx, e.cfg)
+		if err != nil {
+			return err
+		}
+		e.attach(pc)
 	}
 	e.clean = false
 	e.used = true
