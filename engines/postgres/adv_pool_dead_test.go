@@ -47,14 +47,7 @@ func TestAdvPoolDeadIdleConnection(t *testing.T) {
 		}},
 		{"idle_session_timeout", map[string]string{"idle_session_timeout": "300"}, func(t *testing.T, pid uint32) {}},
 	}
-	ops := []struct {
-		name string
-		run  func(e *Engine) error
-	}{
-		{"read", func(e *Engine) error { _, _, err := e.Read(ctx, pointRead()); return err }},
-		{"describe", func(e *Engine) error { _, err := e.Describe(ctx, tbl("t")); return err }},
-		{"list", func(e *Engine) error { _, err := e.ListTables(ctx); return err }},
-	}
+	ops := readOps(ctx)
 	for _, c := range cases {
 		for _, op := range ops {
 			t.Run(c.name+"/"+op.name, func(t *testing.T) {

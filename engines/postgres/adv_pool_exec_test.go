@@ -104,14 +104,7 @@ func TestAdvPoolExecThenOperation(t *testing.T) {
 		}
 	})
 
-	ops := []struct {
-		name string
-		run  func(e *Engine) error
-	}{
-		{"read", func(e *Engine) error { _, _, err := e.Read(ctx, pointRead()); return err }},
-		{"describe", func(e *Engine) error { _, err := e.Describe(ctx, tbl("t")); return err }},
-		{"list", func(e *Engine) error { _, err := e.ListTables(ctx); return err }},
-	}
+	ops := readOps(ctx)
 	for _, op := range ops {
 		t.Run("full SQL connection pooled after a "+op.name, func(t *testing.T) {
 			src := advSource(t, "exec_pool_"+op.name, nil)

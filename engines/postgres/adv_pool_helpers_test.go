@@ -110,3 +110,19 @@ func rowsOf(res *engines.Result) [][]string {
 	}
 	return out
 }
+
+// readOp is one of the engine's reading operations, by name.
+type readOp struct {
+	name string
+	run  func(e *Engine) error
+}
+
+// readOps are the operations that only read: a point read, a
+// description and a listing.
+func readOps(ctx context.Context) []readOp {
+	return []readOp{
+		{"read", func(e *Engine) error { _, _, err := e.Read(ctx, pointRead()); return err }},
+		{"describe", func(e *Engine) error { _, err := e.Describe(ctx, tbl("t")); return err }},
+		{"list", func(e *Engine) error { _, err := e.ListTables(ctx); return err }},
+	}
+}
