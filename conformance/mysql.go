@@ -55,12 +55,11 @@ type MySQL struct {
 	probeDB *sql.DB
 	probe   *sql.Conn
 	// vcfg is the restricted logins' configuration (user name aside), and
-	// verdicts their connections by table subset, opened on first use (see
+	// logins their connections by table subset, opened on first use (see
 	// restricted.go).
-	vcfg       *mysql.Config
-	verdictDBs map[int]*sql.DB
-	verdicts   map[int]*sql.Conn
-	version    string
+	vcfg    *mysql.Config
+	logins  loginConns
+	version string
 }
 
 var _ Engine = (*MySQL)(nil)
@@ -120,7 +119,7 @@ func OpenMySQL(ctx context.Context, dsn string) (*MySQL, error) {
 	}
 	vcfg := cfg.Clone()
 	vcfg.User, vcfg.Passwd, vcfg.DBName = verdictAccount(0), password, MySQLDatabase
-	e.vcfg, e.verdictDBs, e.verdicts = vcfg, map[int]*sql.DB{}, map[int]*sql.Conn{}
+	e.vcfg = vcfg
 	return e, nil
 }
 
@@ -130,7 +129,7 @@ func OpenMySQL(ctx context.Context, dsn string) (*MySQL, error) {
 // session's own; the fixture's row counts are shared, but no worker's
 // session can write them (every read runs read-only and rolled back).
 func (e *MySQL) Worker(ctx context.Context) (Engine, error) {
-	w := &MySQL{cfg: e.cfg, version: e.version, vcfg: e.vcfg, verdictDBs: map[int]*sql.DB{}, verdicts: map[int]*sql.Conn{}}
+	w := &MySQL{cfg: e.cfg, version: e.version, vcfg: e.vcfg}
 	var err error
 	if w.db, w.conn, err = myOpen(ctx, e.cfg); err != nil {
 		return nil, err
@@ -523,12 +522,7 @@ func (e *MySQL) TryRefused(ctx context.Context, q string) (bool, error) {
 
 // Close implements Engine; the fixture stays for inspection.
 func (e *MySQL) Close() error {
-	for _, c := range e.verdicts {
-		c.Close()
-	}
-	for _, d := range e.verdictDBs {
-		d.Close()
-	}
+	e.logins.closeAll()
 	for _, c := range []*sql.Conn{e.conn, e.probe} {
 		if c != nil {
 			c.Close()

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
+
 	"github.com/dbeast/dbeast/verifier"
 )
 
@@ -51,24 +53,14 @@ func (e *MySQL) restricted(ctx context.Context, v *verifier.Verdict) (*Problem, 
 	// client-side timeout cancelled), without a ping per case.
 	var tx *sql.Tx
 	for attempt := 0; ; attempt++ {
-		conn := e.verdicts[mask]
-		if conn == nil {
-			cfg := e.vcfg.Clone()
-			cfg.User = verdictAccount(mask)
-			db, c, err := myOpen(ctx, cfg)
-			if err != nil {
-				return nil, err
-			}
-			e.verdictDBs[mask], e.verdicts[mask], conn = db, c, c
+		conn, err := e.logins.get(ctx, e.vcfg, mask)
+		if err != nil {
+			return nil, err
 		}
-		var err error
 		if tx, err = conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}); err == nil {
 			break
 		}
-		conn.Close()
-		e.verdictDBs[mask].Close()
-		delete(e.verdicts, mask)
-		delete(e.verdictDBs, mask)
+		e.logins.drop(mask)
 		if attempt == 1 || ctx.Err() != nil {
 			return nil, err
 		}
@@ -91,4 +83,69 @@ func (e *MySQL) Flavor() verifier.Flavor {
 		return verifier.FlavorMariaDB
 	}
 	return verifier.FlavorMySQL
+}
+
+// maxLoginConns bounds the restricted logins' connections one worker
+// keeps open. There is one login per subset of the fixture tables (32),
+// so keeping them all made each worker hold 32 connections and four
+// workers neared MariaDB's default max_connections (151); most cases name
+// one or two tables, so the few subsets in use stay open.
+const maxLoginConns = 8
+
+// loginConns is one worker's open restricted-login connections by table
+// subset, the least recently used closed beyond maxLoginConns. The zero
+// value is empty and ready.
+type loginConns struct {
+	dbs   map[int]*sql.DB
+	conns map[int]*sql.Conn
+	used  map[int]uint64 // when each was last handed out, by clock
+	clock uint64
+}
+
+// get returns mask's connection, opening it (as cfg with mask's user)
+// when it is not open.
+func (l *loginConns) get(ctx context.Context, cfg *mysql.Config, mask int) (*sql.Conn, error) {
+	if l.conns == nil {
+		l.dbs, l.conns, l.used = map[int]*sql.DB{}, map[int]*sql.Conn{}, map[int]uint64{}
+	}
+	l.clock++
+	if c := l.conns[mask]; c != nil {
+		l.used[mask] = l.clock
+		return c, nil
+	}
+	for len(l.conns) >= maxLoginConns {
+		oldest, first := 0, true
+		for m := range l.conns {
+			if first || l.used[m] < l.used[oldest] {
+				oldest, first = m, false
+			}
+		}
+		l.drop(oldest)
+	}
+	c := cfg.Clone()
+	c.User = verdictAccount(mask)
+	db, conn, err := myOpen(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	l.dbs[mask], l.conns[mask], l.used[mask] = db, conn, l.clock
+	return conn, nil
+}
+
+// drop closes mask's connection, if open.
+func (l *loginConns) drop(mask int) {
+	if c := l.conns[mask]; c != nil {
+		c.Close()
+		l.dbs[mask].Close()
+	}
+	delete(l.conns, mask)
+	delete(l.dbs, mask)
+	delete(l.used, mask)
+}
+
+// closeAll closes every connection.
+func (l *loginConns) closeAll() {
+	for m := range l.conns {
+		l.drop(m)
+	}
 }
