@@ -98,11 +98,3 @@ func TestAdvPoolCatalogTamperAfterCachedGuard(t *testing.T) {
 		t.Fatalf("rows = %v", rows)
 	}
 }
-
-// advAcctSource is a source connecting as the account, with its own pool.
-func advAcctSource(t *testing.T, tag string) engines.Source {
-	t.Helper()
-	src := advSource(t, tag, nil)
-	src.DSN = withParams(t, src.DSN, advAcct, nil)
-	return src
-}

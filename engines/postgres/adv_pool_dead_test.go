@@ -8,8 +8,8 @@ import (
 )
 
 // TestAdvPoolDeadIdleConnection (an adversarial finding, now
-// fixed: the operation runs once more on a new connection,
-// Engine.retryable, and 57P01/57P05 are a lost connection) ends a pooled connection on the
+// fixed: pool.get checks an idle connection's socket, alive, and
+// 57P01/57P05 are a lost connection) ends a pooled connection on the
 // server side while it is idle in the pool, then runs the next operation
 // of the same source.
 //

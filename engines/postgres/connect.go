@@ -177,23 +177,6 @@ func (e *Engine) replace(ctx context.Context) error {
 	return nil
 }
 
-// retryable reports whether an operation that failed with err may run
-// once more on a new connection: it ran on a pooled connection as the
-// engine's first operation and found that connection ended by the server
-// while it sat idle (terminated, idle_session_timeout, a restart), and
-// the operation only reads. Its context must still be live.
-func (e *Engine) retryable(ctx context.Context, fromPool bool, err error) bool {
-	return err != nil && fromPool && ctx.Err() == nil && e.pg.IsClosed()
-}
-
-// retry runs op once more on a new connection after retryable allowed it.
-func (e *Engine) retry(ctx context.Context) error {
-	if err := e.replace(ctx); err != nil {
-		return err
-	}
-	return e.start(ctx)
-}
-
 // freshConn replaces a connection that served another operation, here or
 // before it was pooled, by a new one: full SQL never runs on such a
 // connection. It runs before the operation starts, so the replaced one's
@@ -365,6 +348,9 @@ func (e *Engine) rollback() {
 	_ = e.simple(ctx, "ROLLBACK")
 }
 
+// sessionEnded are the SQLSTATEs of a server ending the session.
+var sessionEnded = map[string]bool{"57P01": true, "57P02": true, "57P05": true, "25P03": true, "25P04": true}
+
 // mapErr turns any error into an *engines.Error with a static reason,
 // choosing it from the context state and the SQLSTATE only.
 func mapErr(ctx context.Context, err error) *engines.Error {
@@ -397,9 +383,10 @@ func mapErr(ctx context.Context, err error) *engines.Error {
 		case "0A000":
 			return engines.NewError(engines.CodeFailed, ReasonUnsupported, err)
 		}
-		// Class 08 and the server ending the session (admin shutdown,
-		// crash shutdown, idle_session_timeout): the connection is gone.
-		if len(pgErr.Code) >= 2 && pgErr.Code[:2] == "08" || pgErr.Code == "57P01" || pgErr.Code == "57P02" || pgErr.Code == "57P05" {
+		// Class 08, and the server ending the session (admin or crash
+		// shutdown, idle_session_timeout, idle_in_transaction_session_
+		// timeout, transaction_timeout): the connection is gone.
+		if len(pgErr.Code) >= 2 && pgErr.Code[:2] == "08" || sessionEnded[pgErr.Code] {
 			return engines.NewError(engines.CodeFailed, ReasonConnectionLost, err)
 		}
 		return engines.NewError(engines.CodeFailed, engines.ReasonExecution, err)

@@ -29,9 +29,9 @@ import (
 // connection otherwise (Engine.start).
 //
 // The server may end an idle pooled connection (pg_terminate_backend,
-// idle_session_timeout, a restart). A listing, a description or a read
-// that finds its pooled connection ended runs once more on a new one
-// (Engine.retryable): they only read, so running again is harmless.
+// idle_session_timeout, a restart); get checks the socket (alive) and
+// drops such a connection instead of handing it out. An operation that
+// fails on its connection is never run again: it may have done its work.
 //
 // What the server fixes when a session starts stays with a pooled
 // connection: the login itself (PostgreSQL keeps sessions open after
@@ -136,7 +136,7 @@ func (p *connPool) get() *pooledConn {
 		n := len(p.idle) - 1
 		x := p.idle[n]
 		p.idle = p.idle[:n]
-		if now.Sub(x.created) > poolMaxLifetime || now.Sub(x.idle) > poolIdleTimeout || x.pg.IsClosed() {
+		if now.Sub(x.created) > poolMaxLifetime || now.Sub(x.idle) > poolIdleTimeout || x.pg.IsClosed() || !alive(x.pg.Conn()) {
 			stale = append(stale, x)
 			continue
 		}

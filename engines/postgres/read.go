@@ -44,22 +44,9 @@ var syntaxFunctions = map[string]bool{"coalesce": true, "nullif": true, "greates
 func (e *Engine) ListTables(ctx context.Context) ([]engines.TableEntry, error) {
 	ctx, cancel := opContext(ctx)
 	defer cancel()
-	fromPool := e.reused && !e.served
 	if err := e.start(ctx); err != nil {
 		return nil, err
 	}
-	out, err := e.listTables(ctx)
-	if e.retryable(ctx, fromPool, err) {
-		if err := e.retry(ctx); err != nil {
-			return nil, err
-		}
-		out, err = e.listTables(ctx)
-	}
-	return out, err
-}
-
-// listTables is one attempt of ListTables on the engine's connection.
-func (e *Engine) listTables(ctx context.Context) ([]engines.TableEntry, error) {
 	// In a transaction with search_path = pg_catalog, pg_temp, so no operator of the
 	// account's own search_path can take part in the listing.
 	if err := e.simple(ctx, beginProof+"; "+sessionSettings(ctx)); err != nil {
@@ -97,22 +84,9 @@ WHERE c.relkind IN ('r', 'v', 'm', 'p')
 func (e *Engine) Describe(ctx context.Context, t verifier.Table) (*engines.Proof, error) {
 	ctx, cancel := opContext(ctx)
 	defer cancel()
-	fromPool := e.reused && !e.served
 	if err := e.start(ctx); err != nil {
 		return nil, err
 	}
-	p, err := e.describe(ctx, t)
-	if e.retryable(ctx, fromPool, err) {
-		if err := e.retry(ctx); err != nil {
-			return nil, err
-		}
-		p, err = e.describe(ctx, t)
-	}
-	return p, err
-}
-
-// describe is one attempt of Describe on the engine's connection.
-func (e *Engine) describe(ctx context.Context, t verifier.Table) (*engines.Proof, error) {
 	if err := e.simple(ctx, beginProof+"; "+sessionSettings(ctx)); err != nil {
 		e.rollback()
 		return nil, mapErr(ctx, err)
@@ -154,23 +128,9 @@ func (e *Engine) Read(ctx context.Context, req engines.ReadRequest) (*engines.Re
 	if v == nil || (v.Mode != "" && v.Mode != verifier.ModeRead) || (v.Op != "" && v.Op != verifier.OpRead) || len(v.Tables) == 0 {
 		return nil, nil, engines.NewError(engines.CodeDenied, engines.ReasonBlocked, nil)
 	}
-	fromPool := e.reused && !e.served
 	if err := e.start(ctx); err != nil {
 		return nil, nil, err
 	}
-	res, proofs, err := e.read(ctx, req)
-	if e.retryable(ctx, fromPool, err) {
-		if err := e.retry(ctx); err != nil {
-			return nil, nil, err
-		}
-		res, proofs, err = e.read(ctx, req)
-	}
-	return res, proofs, err
-}
-
-// read is one attempt of Read on the engine's connection.
-func (e *Engine) read(ctx context.Context, req engines.ReadRequest) (*engines.Result, []engines.Proof, error) {
-	v := req.Verdict
 	names := make([]string, len(v.Tables))
 	for i, t := range v.Tables {
 		names[i] = t.String()

@@ -113,13 +113,26 @@ func hasAffected(tag pgconn.CommandTag) bool {
 	return strings.HasPrefix(s, "MERGE ") || strings.HasPrefix(s, "COPY ")
 }
 
+// endsSession reports whether the server ended the session with err: its
+// unlocalized severity (PostgreSQL 9.6 and later) or, without it, the
+// localized one.
+func endsSession(err *pgconn.PgError) bool {
+	sev := err.SeverityUnlocalized
+	if sev == "" {
+		sev = err.Severity
+	}
+	return sev == "FATAL" || sev == "PANIC"
+}
+
 // sentErr maps an error raised after a statement was sent. An error the
 // server reported for the statement means it failed and its transaction
 // did not commit; a cancel, a deadline or a lost connection leaves the
 // outcome unknown.
 func sentErr(ctx context.Context, err error) error {
 	var pgErr *pgconn.PgError
-	if ctx.Err() != nil || !errors.As(err, &pgErr) || pgErr.Code == "57014" {
+	// A FATAL or PANIC ends the session, whatever the statement had done
+	// by then: a procedure may have committed (CALL … COMMIT) before it.
+	if ctx.Err() != nil || !errors.As(err, &pgErr) || pgErr.Code == "57014" || endsSession(pgErr) {
 		return engines.NewError(engines.CodeOutcomeUnknown, engines.ReasonOutcomeUnknown, err)
 	}
 	return mapErr(ctx, err)
