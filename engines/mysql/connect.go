@@ -31,11 +31,11 @@ type Engine struct {
 	pool *pool
 
 	mu     sync.Mutex // serialises operations
-	pc     *pconn     // nil once closed
+	pc     *pconn     // nil once closed, or after a failed replacement
 	conn   *sql.Conn  // pc.conn
-	fl     flavor
-	connID uint64 // server thread id, for KILL
-	broken bool   // set once a cancellation killed the connection
+	fl     flavor     // the server's, set at Open and never changed
+	connID uint64     // server thread id, for KILL
+	broken bool       // set once a cancellation killed the connection
 	// clean is cleared when an operation starts and set again when it
 	// succeeded and left no session state behind; Close then returns the
 	// connection to the pool.
@@ -47,6 +47,9 @@ type Engine struct {
 	// used is set once an operation ran on the current connection.
 	used bool
 
+	// closed is set by Close: no operation runs after it.
+	closed bool
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -55,7 +58,7 @@ var _ engines.Engine = (*Engine)(nil)
 
 // attach makes pc the engine's connection. Needs e.mu or exclusive use.
 func (e *Engine) attach(pc *pconn) {
-	e.pc, e.conn, e.fl, e.connID = pc, pc.conn, pc.fl, pc.connID
+	e.pc, e.conn, e.connID = pc, pc.conn, pc.connID
 	// Nothing ran on it yet: a pooled connection is as clean as it was
 	// returned, a new one has no state at all.
 	e.clean, e.used, e.tainted, e.broken = true, false, false, false
@@ -85,6 +88,7 @@ func (e *Engine) Close() error {
 	e.closeOnce.Do(func() {
 		e.mu.Lock()
 		defer e.mu.Unlock()
+		e.closed = true
 		e.closeErr = e.release()
 	})
 	return e.closeErr
@@ -191,15 +195,13 @@ func (f flavor) readOnlySQL() string {
 // an operation) by a new one: full SQL runs on a connection of its own,
 // closed after its one statement. Needs e.mu.
 func (e *Engine) fresh(ctx context.Context) error {
-	if e.pc == nil || e.broken {
+	if e.closed {
 		return engines.NewError(engines.CodeFailed, ReasonConnectionLost, nil)
 	}
-	if e.pc.uses == 0 && !e.used {
+	if e.pc != nil && !e.broken && e.pc.uses == 0 && !e.used {
 		return nil
 	}
-	if err := e.release(); err != nil {
-		return err
-	}
+	_ = e.release() // an error closing the old one leaves nothing to do
 	pc, err := dial(ctx, e.cfg)
 	if err != nil {
 		return err
@@ -224,15 +226,16 @@ func (e *Engine) run(ctx context.Context, sent *bool, f func(ctx context.Context
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.pc == nil {
+	if e.closed {
 		return engines.NewError(engines.CodeFailed, ReasonConnectionLost, nil)
 	}
 	// An operation runs on the connection an earlier one of this engine
 	// used only when that one left it clean: a table write's triggers and
 	// full SQL run user code that can leave a temporary table shadowing a
 	// base table, or user variables; a failure or a kill can leave
-	// anything. Otherwise it gets a new connection.
-	if e.used && (!e.clean || e.tainted) || e.broken {
+	// anything. Otherwise, or when an earlier replacement's dial failed
+	// (no connection), it gets a new connection.
+	if e.pc == nil || e.used && (!e.clean || e.tainted) || e.broken {
 		_ = e.release()
 		pc, err := dial(ctx, e.cfg)
 		if err != nil {

@@ -99,6 +99,9 @@ func parseConfig(src engines.Source) (*gomysql.Config, error) {
 	cfg.ParseTime = false
 	cfg.AllowAllFiles = false
 	cfg.ColumnsWithAlias = false
+	// The pool hands out an idle connection only after the driver's
+	// socket check (pool.go); a DSN may not turn it off.
+	cfg.CheckConnLiveness = true
 	cfg.Logger = quietLogger{}
 	if cfg.Timeout <= 0 || cfg.Timeout > setupDeadline {
 		cfg.Timeout = setupDeadline
@@ -147,7 +150,9 @@ func (Driver) Open(ctx context.Context, src engines.Source) (engines.Engine, err
 			return nil, err
 		}
 	}
-	e := &Engine{cfg: cfg, src: src, pool: p}
+	// The flavor is the server's, fixed for the engine: operations read it
+	// outside e.mu, and a replacement connection reaches the same server.
+	e := &Engine{cfg: cfg, src: src, pool: p, fl: pc.fl}
 	e.attach(pc)
 	return e, nil
 }

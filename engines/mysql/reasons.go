@@ -64,6 +64,8 @@ const (
 	errLockDeadlock        = 1213 // ER_LOCK_DEADLOCK
 	errTableNotLockedRead  = 1099 // ER_TABLE_NOT_LOCKED_FOR_WRITE
 	errUnknownTableInQuery = 1109 // ER_UNKNOWN_TABLE
+	errServerShutdown      = 1053 // ER_SERVER_SHUTDOWN
+	errConnectionKilled    = 1927 // ER_CONNECTION_KILLED (MariaDB; the session's own KILL)
 )
 
 // serverError maps an error from a statement to a safe *engines.Error.
@@ -105,6 +107,11 @@ func serverError(err error, ctxErr error) *engines.Error {
 			return engines.NewError(engines.CodeTimeout, engines.ReasonTimeout, err)
 		case errQueryInterrupted:
 			return engines.NewError(engines.CodeCancelled, engines.ReasonCancelled, err)
+		case errServerShutdown, errConnectionKilled:
+			// The session ends with whatever the statement had done by
+			// then (a procedure may have committed): a lost connection,
+			// which run makes outcome_unknown once a write was sent.
+			return engines.NewError(engines.CodeFailed, ReasonConnectionLost, err)
 		case errReadOnlyTx, errTableNotLockedRead:
 			return engines.NewError(engines.CodeDenied, ReasonReadOnlyTx, err)
 		}
