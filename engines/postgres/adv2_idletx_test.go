@@ -58,7 +58,7 @@ func adv2SlowProxy(t *testing.T, target string, delay time.Duration) string {
 	return ln.Addr().String()
 }
 
-// TestAdv2IdleInTransactionTimeoutIsLostConnection (a finding) runs a
+// TestAdv2IdleInTransactionTimeoutIsLostConnection (a finding, now fixed) runs a
 // listing, a description and a read on a source whose role or database
 // has idle_in_transaction_session_timeout (here through the DSN) shorter
 // than a round trip (here a slow link; a busy broker or network does the

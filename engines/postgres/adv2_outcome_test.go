@@ -8,7 +8,7 @@ import (
 	"github.com/dbeast/dbeast/engines"
 )
 
-// TestAdv2LostConnectionAfterCommitIsOutcomeUnknown (a finding) runs
+// TestAdv2LostConnectionAfterCommitIsOutcomeUnknown (a finding, now fixed) runs
 // approved full SQL that commits and then loses its session to a FATAL
 // error.
 //
