@@ -38,19 +38,28 @@ func TestAdvPoolDeadIdleConnection(t *testing.T) {
 		name   string
 		params map[string]string
 		kill   func(t *testing.T, pid uint32)
+		// since is the server_version_num the case needs (0: any).
+		since int
 	}{
 		{"terminated by the administrator", nil, func(t *testing.T, pid uint32) {
 			a := adminConn(t)
 			if s := scalar(t, a, "SELECT pg_catalog.pg_terminate_backend("+strconv.FormatUint(uint64(pid), 10)+")::text"); s != "true" {
 				t.Fatalf("pg_terminate_backend = %s", s)
 			}
-		}},
-		{"idle_session_timeout", map[string]string{"idle_session_timeout": "300"}, func(t *testing.T, pid uint32) {}},
+		}, 0},
+		{"idle_session_timeout", map[string]string{"idle_session_timeout": "300"}, func(t *testing.T, pid uint32) {}, 140000},
 	}
 	ops := readOps(ctx)
+	version, err := strconv.Atoi(scalar(t, adminConn(t), "SELECT pg_catalog.current_setting('server_version_num')"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range cases {
 		for _, op := range ops {
 			t.Run(c.name+"/"+op.name, func(t *testing.T) {
+				if version < c.since {
+					t.Skipf("%s needs server_version_num %d; the server is %d", c.name, c.since, version)
+				}
 				src := advSource(t, "dead_"+strconv.Itoa(len(c.name))+"_"+op.name, c.params)
 				mustRead(t, src, pointRead())
 				pids := idlePIDs(src)
