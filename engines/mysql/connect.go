@@ -201,7 +201,15 @@ func (e *Engine) fresh(ctx context.Context) error {
 	if e.pc != nil && !e.broken && e.pc.uses == 0 && !e.used {
 		return nil
 	}
-	_ = e.release() // an error closing the old one leaves nothing to do
+	return e.renew(ctx)
+}
+
+// renew gives the engine a new connection; the old one, if any, goes back
+// to the pool only when clean (release). An error closing it leaves
+// nothing to do. On a failed dial the engine has no connection, and the
+// next operation dials again (run). Needs e.mu.
+func (e *Engine) renew(ctx context.Context) error {
+	_ = e.release()
 	pc, err := dial(ctx, e.cfg)
 	if err != nil {
 		return err
@@ -236,12 +244,9 @@ func (e *Engine) run(ctx context.Context, sent *bool, f func(ctx context.Context
 	// anything. Otherwise, or when an earlier replacement's dial failed
 	// (no connection), it gets a new connection.
 	if e.pc == nil || e.used && (!e.clean || e.tainted) || e.broken {
-		_ = e.release()
-		pc, err := dial(ctx, e.cfg)
-		if err != nil {
+		if err := e.renew(ctx); err != nil {
 			return err
 		}
-		e.attach(pc)
 	}
 	e.clean = false
 	e.used = true

@@ -10,23 +10,6 @@ import (
 // advAcct is a login role the admin tests connect as and change.
 const advAcct = "dbeast_adv_acct"
 
-// advAcctSetup (re)creates the account with what a verified read of t
-// needs (USAGE, SELECT, and UPDATE for the lock) and returns a source
-// connecting as it.
-func advAcctSetup(t *testing.T, tag string) engines.Source {
-	t.Helper()
-	const drop = `DO $$BEGIN IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'dbeast_adv_acct') THEN
-  PERFORM pg_catalog.pg_terminate_backend(a.pid) FROM pg_catalog.pg_stat_activity a WHERE a.usename = 'dbeast_adv_acct';
-  DROP OWNED BY dbeast_adv_acct; DROP ROLE dbeast_adv_acct; END IF; END$$`
-	advCleanup(t, drop)
-	advExec(t, drop, `CREATE ROLE dbeast_adv_acct LOGIN`,
-		`GRANT USAGE ON SCHEMA dbeast_pgengine TO dbeast_adv_acct`,
-		`GRANT SELECT, UPDATE ON dbeast_pgengine.t TO dbeast_adv_acct`)
-	src := advSource(t, tag, nil)
-	src.DSN = withParams(t, src.DSN, advAcct, nil)
-	return src
-}
-
 // TestAdvPoolPrivilegeChangesAreLive (held) changes the account's
 // privileges between reads that use a pooled connection, a cached proof
 // and cached guard verdicts: each change is seen by the next read.
@@ -44,7 +27,7 @@ func TestAdvPoolPrivilegeChangesAreLive(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			src := advAcctSetup(t, "priv_"+c.name)
+			src := advRoleSource(t, advAcct, "priv_"+c.name)
 			advCleanup(t, `ALTER TABLE dbeast_pgengine.t DISABLE ROW LEVEL SECURITY`)
 			for i := 0; i < 2; i++ {
 				mustRead(t, src, pointRead())

@@ -126,3 +126,20 @@ func readOps(ctx context.Context) []readOp {
 		{"list", func(e *Engine) error { _, err := e.ListTables(ctx); return err }},
 	}
 }
+
+// advRoleSource (re)creates the login role with what a verified read of t
+// needs (USAGE, SELECT, and UPDATE for the lock), drops it when the test
+// ends, and returns a source of its own (tag) connecting as it.
+func advRoleSource(t *testing.T, role, tag string) engines.Source {
+	t.Helper()
+	drop := `DO $$BEGIN IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = '` + role + `') THEN
+  PERFORM pg_catalog.pg_terminate_backend(a.pid) FROM pg_catalog.pg_stat_activity a WHERE a.usename = '` + role + `';
+  DROP OWNED BY ` + role + `; DROP ROLE ` + role + `; END IF; END$$`
+	advCleanup(t, drop)
+	advExec(t, drop, `CREATE ROLE `+role+` LOGIN`,
+		`GRANT USAGE ON SCHEMA dbeast_pgengine TO `+role,
+		`GRANT SELECT, UPDATE ON dbeast_pgengine.t TO `+role)
+	src := advSource(t, tag, nil)
+	src.DSN = withParams(t, src.DSN, role, nil)
+	return src
+}

@@ -146,13 +146,15 @@ func dial(ctx context.Context, cfg *pgx.ConnConfig) (*pooledConn, error) {
 // After a write, full SQL or any failure the connection may hold what the
 // server ran there (a trigger's prepared statement under one of the
 // engine's own names, a role, an open transaction), so it is closed and
-// the operation runs on a new one. After Close every operation fails.
+// the operation runs on a new one. So is a connection the server ended
+// while it sat idle, in the pool or between this engine's operations
+// (alive). After Close every operation fails.
 func (e *Engine) start(ctx context.Context) error {
 	if e.pc == nil {
 		return engines.NewError(engines.CodeFailed, ReasonConnectionLost, errClosed)
 	}
-	if e.served && !e.reusable {
-		if err := e.replace(ctx); err != nil {
+	if e.served && !e.reusable || !alive(e.pg.Conn()) {
+		if err := e.replace(ctx, false); err != nil {
 			return err
 		}
 	}
@@ -163,9 +165,11 @@ func (e *Engine) start(ctx context.Context) error {
 // errClosed is a private cause: an operation on a closed engine.
 var errClosed = errors.New("postgres: the engine is closed")
 
-// replace closes the engine's connection and gives it a new one. On a
-// failed dial the old connection stays, not reusable, for Close to end.
-func (e *Engine) replace(ctx context.Context) error {
+// replace gives the engine a new connection. The old one goes back to
+// the pool when clean says the last operation left it so and it is idle,
+// else it is closed. On a failed dial the old one stays, for Close to end
+// (start has not yet marked it reusable).
+func (e *Engine) replace(ctx context.Context, clean bool) error {
 	c, err := dial(ctx, e.pool.cfg)
 	if err != nil {
 		return err
@@ -173,15 +177,14 @@ func (e *Engine) replace(ctx context.Context) error {
 	old := e.pc
 	e.use(c, false)
 	e.pre, e.rec = nil, nil
-	old.close()
+	e.pool.giveBack(old, clean)
 	return nil
 }
 
 // freshConn replaces a connection that served another operation, here or
 // before it was pooled, by a new one: full SQL never runs on such a
 // connection. It runs before the operation starts, so the replaced one's
-// fitness is still the last operation's: a clean one goes back to the
-// pool, any other is closed.
+// fitness is still the last operation's.
 func (e *Engine) freshConn(ctx context.Context) error {
 	if e.pc == nil {
 		return engines.NewError(engines.CodeFailed, ReasonConnectionLost, errClosed)
@@ -189,18 +192,7 @@ func (e *Engine) freshConn(ctx context.Context) error {
 	if !e.reused && !e.served {
 		return nil
 	}
-	old, clean := e.pc, !e.served || e.reusable
-	c, err := dial(ctx, e.pool.cfg)
-	if err != nil {
-		return err
-	}
-	e.use(c, false)
-	if clean && !old.pg.IsClosed() && old.pg.TxStatus() == 'I' {
-		e.pool.put(old)
-	} else {
-		old.close()
-	}
-	return nil
+	return e.replace(ctx, !e.served || e.reusable)
 }
 
 // Close gives a clean connection back to the pool, or ends it and returns
@@ -213,11 +205,7 @@ func (e *Engine) Close() error {
 	c := e.pc
 	e.pc, e.conn, e.pg, e.pre, e.rec = nil, nil, nil, nil, nil
 	// A connection no operation used is as clean as it came.
-	if (e.reusable || !e.served) && !c.pg.IsClosed() && c.pg.TxStatus() == 'I' {
-		e.pool.put(c)
-		return nil
-	}
-	if err := c.close(); err != nil {
+	if err := e.pool.giveBack(c, e.reusable || !e.served); err != nil {
 		return engines.NewError(engines.CodeFailed, ReasonConnectionLost, err)
 	}
 	return nil

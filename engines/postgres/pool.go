@@ -28,10 +28,16 @@ import (
 // previous one used only when that one ended clean, and on a new
 // connection otherwise (Engine.start).
 //
-// The server may end an idle pooled connection (pg_terminate_backend,
-// idle_session_timeout, a restart); get checks the socket (alive) and
-// drops such a connection instead of handing it out. An operation that
-// fails on its connection is never run again: it may have done its work.
+// The server may end an idle connection (pg_terminate_backend,
+// idle_session_timeout, a restart). get checks an idle connection's
+// socket (alive) and passes over a dead one, and every operation checks
+// its engine's connection again (Engine.start), since it may have died
+// since Open or between the engine's operations, and runs on a new one
+// instead. A source whose sessions send
+// notices while idle (client_min_messages at a debug level) loses its
+// connections to that check, one new connection per operation. An
+// operation that fails on its connection is never run again: it may have
+// done its work.
 //
 // What the server fixes when a session starts stays with a pooled
 // connection: the login itself (PostgreSQL keeps sessions open after
@@ -148,6 +154,16 @@ func (p *connPool) get() *pooledConn {
 		x.close()
 	}
 	return c
+}
+
+// giveBack puts c back when clean (its last operation left it so) and it
+// is idle and open, and closes it otherwise, returning close's error.
+func (p *connPool) giveBack(c *pooledConn, clean bool) error {
+	if clean && !c.pg.IsClosed() && c.pg.TxStatus() == 'I' {
+		p.put(c)
+		return nil
+	}
+	return c.close()
 }
 
 // put gives a clean connection back; beyond poolMaxIdle it is closed.

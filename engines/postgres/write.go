@@ -62,10 +62,10 @@ func (e *Engine) Write(ctx context.Context, v *verifier.Verdict, lim engines.Lim
 	rr := e.pg.ExecParams(ctx, v.NormalizedSQL, nil, nil, nil, textFormat)
 	b, tag, err := collect(rr, lim)
 	if err != nil {
-		return nil, sentErr(ctx, err)
+		return nil, sentErr(ctx, err, false)
 	}
 	if err := e.simple(ctx, "COMMIT"); err != nil {
-		return nil, sentErr(ctx, err)
+		return nil, sentErr(ctx, err, true)
 	}
 	b.SetAffected(tag.RowsAffected())
 	return b.Result(), nil
@@ -96,7 +96,7 @@ func (e *Engine) Exec(ctx context.Context, sql string, lim engines.Limits) (*eng
 	rr := e.pg.ExecParams(ctx, sql, nil, nil, nil, textFormat)
 	b, tag, err := collect(rr, lim)
 	if err != nil {
-		return nil, sentErr(ctx, err)
+		return nil, sentErr(ctx, err, true)
 	}
 	if hasAffected(tag) {
 		b.SetAffected(tag.RowsAffected())
@@ -127,12 +127,14 @@ func endsSession(err *pgconn.PgError) bool {
 // sentErr maps an error raised after a statement was sent. An error the
 // server reported for the statement means it failed and its transaction
 // did not commit; a cancel, a deadline or a lost connection leaves the
-// outcome unknown.
-func sentErr(ctx context.Context, err error) error {
+// outcome unknown. When the statement may commit on its own (COMMIT, or
+// full SQL, whose CALL can commit inside), a FATAL or PANIC leaves it
+// unknown too: the session ended after whatever it had done. A table
+// write's statement cannot (COMMIT is sent after it), so a FATAL there
+// rolled it back.
+func sentErr(ctx context.Context, err error, mayCommit bool) error {
 	var pgErr *pgconn.PgError
-	// A FATAL or PANIC ends the session, whatever the statement had done
-	// by then: a procedure may have committed (CALL … COMMIT) before it.
-	if ctx.Err() != nil || !errors.As(err, &pgErr) || pgErr.Code == "57014" || endsSession(pgErr) {
+	if ctx.Err() != nil || !errors.As(err, &pgErr) || pgErr.Code == "57014" || mayCommit && endsSession(pgErr) {
 		return engines.NewError(engines.CodeOutcomeUnknown, engines.ReasonOutcomeUnknown, err)
 	}
 	return mapErr(ctx, err)
