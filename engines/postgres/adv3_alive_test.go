@@ -7,7 +7,6 @@ import (
 	"crypto/tls"
 	"net"
 	"net/url"
-	"syscall"
 	"testing"
 	"time"
 
@@ -99,28 +98,4 @@ func TestAdv3AliveOverTLSAndUnixSocket(t *testing.T) {
 			e3.Close()
 		})
 	}
-}
-
-// adv3Peek returns the first byte waiting on c's socket without
-// consuming it, or 0.
-func adv3Peek(t *testing.T, c net.Conn) byte {
-	t.Helper()
-	sc, ok := c.(syscall.Conn)
-	if !ok {
-		return 0
-	}
-	raw, err := sc.SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b [1]byte
-	var n int
-	raw.Read(func(fd uintptr) bool {
-		n, _, _ = syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-		return true
-	})
-	if n == 1 {
-		return b[0]
-	}
-	return 0
 }
