@@ -1430,9 +1430,12 @@
     const body = $("activity-list");
     clear(body);
     for (const a of r.body.slice(0, 100)) {
+      // A refusal repeated by one session is one entry with a count: it
+      // shows when it last happened and how often ("refused ×37").
+      const repeated = Number.isInteger(a.count) && a.count > 1;
       body.appendChild(el("tr", {}, [
-        el("td", { text: timeOf(a.time) }),
-        el("td", {}, [dataSpan(a.event)]),
+        el("td", repeated ? { text: timeOf(a.last_time), title: "first at " + timeOf(a.time) } : { text: timeOf(a.time) }),
+        el("td", {}, [dataSpan(a.event), repeated ? el("span", { cls: "count", text: " ×" + a.count }) : null]),
         el("td", {}, [dataSpan(a.status || "")]),
         el("td", {}, [dataSpan(a.connection || "")]),
         el("td", {}, [dataSpan(a.alias || "")]),
