@@ -17,7 +17,7 @@ import (
 const problemNotRegular docProblem = "the file was replaced by a link or by something that is not a regular file"
 
 // problemProtected is why a path is refused at open: it is dbeast's own
-// state, or holds the console token.
+// state. A text holding one of dbeast's secrets is problemSecret.
 const problemProtected docProblem = "the file belongs to dbeast itself and cannot be opened as a document"
 
 // errNoOpenat2 reports that the platform cannot resolve a path without

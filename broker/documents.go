@@ -116,10 +116,13 @@ func (d *document) info() DocumentInfo {
 
 // readSnapshot reads a text file of at most MaxDocumentBytes through
 // openDocFile: never through a symbolic link, never a FIFO or device
-// (which could block the reader forever), never a file holding the
-// console token or in the state directory. Its errors wrap
-// ErrBadDocument and a docProblem. It must not be called with reqs.mu
-// held: a read may be slow.
+// (which could block the reader forever), never a file in the state
+// directory, and never a text holding one of dbeast's live secrets
+// (checkSecrets: agent, session and console tokens, sign-in codes), so
+// every snapshot, at open, after an edit and at start, is checked against
+// the secrets live at the time. Its errors wrap ErrBadDocument and a
+// docProblem. It must not be called with reqs.mu held (a read may be
+// slow) nor with Broker.mu (the secret check takes it).
 func (b *Broker) readSnapshot(path string) ([]byte, error) {
 	bad := func(p docProblem) error { return fmt.Errorf("%w: %w", ErrBadDocument, p) }
 	if !filepath.IsAbs(path) {
@@ -141,8 +144,9 @@ func (b *Broker) readSnapshot(path string) ([]byte, error) {
 		return nil, bad(problemTooLarge)
 	case !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0:
 		return nil, bad(problemNotText)
-	case b.consoleToken != "" && bytes.Contains(data, []byte(b.consoleToken)):
-		return nil, bad(problemProtected)
+	}
+	if p := checkSecrets(data, b.liveSecretHashes()); p != "" {
+		return nil, bad(p)
 	}
 	return data, nil
 }

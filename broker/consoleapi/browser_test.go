@@ -586,11 +586,16 @@ func TestConsoleInBrowser(t *testing.T) {
 			t.Fatalf("client configuration: %+v", srv)
 		}
 		// The chooser shows each client's snippet; VS Code's is its
-		// .vscode/mcp.json with "servers" and "type": "http".
+		// .vscode/mcp.json with "servers" and "type": "http", which
+		// prompts for the token: the file holds none, and the token is
+		// shown apart, to paste at the prompt.
 		br.do("vs code snippet", choose("#conn-client", "vscode"), textIs("#conn-where", "Paste into: .vscode/mcp.json"))
 		if vs := value(br, "vs code text", chromedp.TextContent(css("#conn-config"))); !strings.Contains(vs, `"servers"`) ||
-			!strings.Contains(vs, `"type": "http"`) || !strings.Contains(vs, token) {
+			!strings.Contains(vs, `"type": "http"`) || strings.Contains(vs, token) || !strings.Contains(vs, "${input:dbeast-token}") {
 			t.Fatalf("VS Code snippet: %s", vs)
+		}
+		if secret := value(br, "vs code token", chromedp.TextContent(css("#conn-secret"))); secret != token {
+			t.Fatalf("VS Code snippet's token: %q", secret)
 		}
 		newAg := e.newAgent(token, "second")
 		var id string

@@ -78,10 +78,14 @@ func setUpDemo(b *broker.Broker, stateDir, dbPath string) error {
 }
 
 // printSnippets prints the ready-to-paste configuration of each MCP
-// client for url and token.
+// client for url and token, and, for a client whose configuration only
+// refers to the token, the line that hands it over.
 func printSnippets(w io.Writer, url, token string) {
 	for _, s := range broker.Snippets(url, token) {
 		fmt.Fprintf(w, "\n%s — %s:\n%s\n", s.Title, s.Where, s.Text)
+		if s.Secret != "" {
+			fmt.Fprintf(w, "The token — %s:\n%s\n", s.SecretWhere, s.Secret)
+		}
 	}
 	fmt.Fprintln(w)
 }

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,10 +21,14 @@ import (
 // TestClaudeCodeSnippets runs Claude Code's CLI (pinned in
 // conformance/clients/claude-code) headless in a scratch HOME: the
 // `claude mcp add` snippet verbatim through bash, and the .mcp.json
-// snippet as a project file; `claude mcp get dbeast` must then report
-// each as connected to a real broker (Claude Code initializes the server
-// with the snippet's URL and header). It skips, saying why, when the CLI
-// is not installed.
+// snippet as a project file; `claude mcp get dbeast`, run after the
+// snippet's own `export DBEAST_TOKEN=…` line, must then report each as
+// connected to a real broker (Claude Code initializes the server with the
+// snippet's URL and the header it expands from the variable). Neither
+// snippet leaves the token in any file under HOME or the projects: Claude
+// Code keeps the ${DBEAST_TOKEN} reference. The scripts go to bash on its
+// standard input, as a person types them, so the token is in no process's
+// arguments. It skips, saying why, when the CLI is not installed.
 func TestClaudeCodeSnippets(t *testing.T) {
 	bin, err := filepath.Abs(filepath.Join("..", "..", "conformance", "clients", "claude-code", "node_modules", ".bin"))
 	if err != nil {
@@ -47,18 +54,20 @@ func TestClaudeCodeSnippets(t *testing.T) {
 	}
 	snippets := broker.Snippets(b.MCPURL(), nc.Token)
 	home := t.TempDir()
-	env := append(os.Environ(), "HOME="+home, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+	// The variable is set only by the snippet's own line.
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, broker.SnippetTokenVar+"=") })
+	env = append(env, "HOME="+home, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
-	run := func(dir string, name string, args ...string) string {
+	bashScript := func(dir, script string) string {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, name, args...)
-		cmd.Dir, cmd.Env = dir, env
+		cmd := exec.CommandContext(ctx, "bash", "-e")
+		cmd.Dir, cmd.Env, cmd.Stdin = dir, env, strings.NewReader(script)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Run(); err != nil {
-			t.Fatalf("%s %v: %v\n%s", name, args, err, out.String())
+			t.Fatalf("bash: %v\n%s", err, out.String())
 		}
 		return out.String()
 	}
@@ -68,18 +77,24 @@ func TestClaudeCodeSnippets(t *testing.T) {
 			t.Fatalf("%s: claude mcp get:\n%s", what, out)
 		}
 	}
+	get := snippet(t, snippets, "claude-code").Secret + "\nclaude mcp get dbeast\n"
 
 	// The command line, verbatim, in a project of its own (local scope).
 	cli := filepath.Join(home, "cli")
 	os.MkdirAll(cli, 0o700)
-	run(cli, "bash", "-c", snippetText(t, snippets, "claude-code"))
-	check("claude mcp add", run(cli, filepath.Join(bin, "claude"), "mcp", "get", "dbeast"), "Local config")
+	bashScript(cli, snippet(t, snippets, "claude-code").Text+"\n")
+	check("claude mcp add", bashScript(cli, get), "Local config")
+	// Without the variable Claude Code cannot connect: the token it sent
+	// came from DBEAST_TOKEN, not from anything it stored.
+	if out := bashScript(cli, "claude mcp get dbeast || true\n"); strings.Contains(out, "Connected") || !strings.Contains(out, "401") {
+		t.Fatalf("connected without %s:\n%s", broker.SnippetTokenVar, out)
+	}
 
 	// .mcp.json in another project; a project's servers need the person's
 	// approval, given here the way Claude Code records it.
 	proj := filepath.Join(home, "proj")
 	os.MkdirAll(filepath.Join(proj, ".claude"), 0o700)
-	if err := os.WriteFile(filepath.Join(proj, ".mcp.json"), []byte(snippetText(t, snippets, "claude-code-json")), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(proj, ".mcp.json"), []byte(snippet(t, snippets, "claude-code-json").Text), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(proj, ".claude", "settings.local.json"), []byte(`{"enabledMcpjsonServers": ["dbeast"]}`), 0o600)
@@ -101,11 +116,35 @@ func TestClaudeCodeSnippets(t *testing.T) {
 	if err := os.WriteFile(cfgPath, raw, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	check(".mcp.json", run(proj, filepath.Join(bin, "claude"), "mcp", "get", "dbeast"), "Project config")
+	check(".mcp.json", bashScript(proj, snippet(t, snippets, "claude-code-json").Secret+"\nclaude mcp get dbeast\n"), "Project config")
+
+	// No file Claude Code or the snippets wrote holds the token.
+	filepath.WalkDir(home, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		if raw, err := os.ReadFile(path); err == nil && bytes.Contains(raw, []byte(nc.Token)) {
+			t.Errorf("%s holds the token", path)
+		}
+		return nil
+	})
+}
+
+// snippet returns the client's snippet.
+func snippet(t *testing.T, snippets []broker.Snippet, client string) broker.Snippet {
+	t.Helper()
+	for _, s := range snippets {
+		if s.Client == client {
+			return s
+		}
+	}
+	t.Fatalf("no %s snippet", client)
+	return broker.Snippet{}
 }
 
 // TestCreateConnectionPrintsSnippets checks serve's --create-connection
-// output: every client's snippet, carrying the new connection's token.
+// output: every client's snippet for the new connection's token, with the
+// line that hands the token over where the snippet only refers to it.
 func TestCreateConnectionPrintsSnippets(t *testing.T) {
 	b, err := broker.New(broker.Config{ConsoleHandler: consoleapi.NewHandler, StateDir: filepath.Join(t.TempDir(), "state"), Listen: "127.0.0.1:0", Console: "127.0.0.1:0"})
 	if err != nil {
@@ -123,12 +162,16 @@ func TestCreateConnectionPrintsSnippets(t *testing.T) {
 	if len(conns) != 1 || conns[0].Label != "my agent" {
 		t.Fatalf("connections: %+v", conns)
 	}
-	for _, s := range broker.Snippets(b.MCPURL(), "dbc_x") {
-		if !strings.Contains(out.String(), s.Title) {
+	token := regexp.MustCompile(`dbc_[A-Za-z0-9_-]{43}`).FindString(out.String())
+	if token == "" {
+		t.Fatalf("no token in the output:\n%s", out.String())
+	}
+	for _, s := range broker.Snippets(b.MCPURL(), token) {
+		if !strings.Contains(out.String(), s.Title) || !strings.Contains(out.String(), s.Text) || !strings.Contains(out.String(), s.Secret) {
 			t.Errorf("the %s snippet is missing:\n%s", s.Client, out.String())
 		}
 	}
-	if !strings.Contains(out.String(), "claude mcp add --transport http dbeast") || strings.Count(out.String(), "Bearer dbc_") < 5 {
-		t.Errorf("snippets without the token:\n%s", out.String())
+	if !strings.Contains(out.String(), "claude mcp add --transport http dbeast") || !strings.Contains(out.String(), "export DBEAST_TOKEN="+"'"+token+"'") {
+		t.Errorf("snippets without the command or the token line:\n%s", out.String())
 	}
 }

@@ -1117,20 +1117,32 @@
   // The create-connection answer carries a ready-to-paste configuration
   // for each MCP client (Claude Code, VS Code, Cursor, Claude Desktop, a
   // generic form); a chooser above the text switches between them, the
-  // generic form first. They hold the token, so Done drops them.
+  // generic form first. Where the client can take the token from an
+  // environment variable or a prompt, the configuration only refers to
+  // it and the snippet's secret (shown below it) carries it. They hold
+  // the token, so Done drops them.
   let connSnippets = [];
   function showSnippet() {
     const s = connSnippets.find(function (x) { return x.client === $("conn-client").value; });
     $("conn-config").textContent = s ? s.text : "";
     $("conn-where").textContent = s ? "Paste into: " + s.where : "";
+    const secret = s && typeof s.secret === "string" ? s.secret : "";
+    $("conn-secret").textContent = secret;
+    $("conn-secret").hidden = !secret;
+    $("conn-secret-where").textContent = secret ? "The token: " + (s.secret_where || "") : "";
   }
   function showSnippets(snippets, fallback) {
     let pick = $("conn-client");
     if (!pick) {
       pick = el("select", { attrs: { id: "conn-client", "aria-label": "MCP client" } });
       pick.addEventListener("change", showSnippet);
-      $("conn-config").parentNode.insertBefore(pick, $("conn-config"));
-      $("conn-config").parentNode.insertBefore(el("p", { attrs: { id: "conn-where" } }), $("conn-config"));
+      const cfg = $("conn-config");
+      cfg.parentNode.insertBefore(pick, cfg);
+      cfg.parentNode.insertBefore(el("p", { attrs: { id: "conn-where" } }), cfg);
+      const secret = el("pre", { cls: "data", attrs: { id: "conn-secret" } });
+      secret.hidden = true;
+      cfg.parentNode.insertBefore(secret, cfg.nextSibling);
+      cfg.parentNode.insertBefore(el("p", { attrs: { id: "conn-secret-where" } }), secret);
     }
     clear(pick);
     connSnippets = Array.isArray(snippets) ? snippets.slice() : [];
@@ -1143,6 +1155,9 @@
     try { cfg = JSON.stringify(fallback, null, 2); } catch (e) { cfg = ""; }
     $("conn-config").textContent = cfg;
     $("conn-where").textContent = "";
+    $("conn-secret").textContent = "";
+    $("conn-secret").hidden = true;
+    $("conn-secret-where").textContent = "";
   }
   $("conn-create").addEventListener("click", async function () {
     const r = await api("POST", "/api/connections", { label: $("conn-label").value.trim() });
@@ -1160,6 +1175,8 @@
     connSnippets = [];
     if ($("conn-client")) clear($("conn-client"));
     if ($("conn-where")) $("conn-where").textContent = "";
+    if ($("conn-secret")) { $("conn-secret").textContent = ""; $("conn-secret").hidden = true; }
+    if ($("conn-secret-where")) $("conn-secret-where").textContent = "";
     $("conn-config").textContent = "";
     $("conn-config-box").hidden = true;
     $("conn-copy").textContent = "Copy";
@@ -1430,9 +1447,12 @@
     const body = $("activity-list");
     clear(body);
     for (const a of r.body.slice(0, 100)) {
+      // A refusal repeated by one session is one entry with a count: it
+      // shows when it last happened and how often ("refused ×37").
+      const repeated = Number.isInteger(a.count) && a.count > 1;
       body.appendChild(el("tr", {}, [
-        el("td", { text: timeOf(a.time) }),
-        el("td", {}, [dataSpan(a.event)]),
+        el("td", repeated ? { text: timeOf(a.last_time), title: "first at " + timeOf(a.time) } : { text: timeOf(a.time) }),
+        el("td", {}, [dataSpan(a.event), repeated ? el("span", { cls: "count", text: " ×" + a.count }) : null]),
         el("td", {}, [dataSpan(a.status || "")]),
         el("td", {}, [dataSpan(a.connection || "")]),
         el("td", {}, [dataSpan(a.alias || "")]),
