@@ -142,6 +142,23 @@ type Verdict struct {
 	Functions []string `json:"functions"`
 	// Target is the written table in ModeTableWrite, nil otherwise.
 	Target *Table `json:"target,omitempty"`
+	// References lists each physical table reference by the alias the
+	// server's plan shows for it (the table's name when it has none), with
+	// how many times the server plans it (a CTE's references once per use
+	// of the CTE), sorted by alias then table. Only the MySQL dialect
+	// fills it: MariaDB's EXPLAIN names a table only by its alias in the
+	// query blocks its note leaves out, and the engine's relation guard
+	// matches those rows against these references by count, not against
+	// table names. Nil for other dialects and in ModeFull.
+	References []Reference `json:"references,omitempty"`
+}
+
+// Reference is one table reference of a statement: the table, the alias
+// it is read under, and how many times the statement's plan reads it.
+type Reference struct {
+	Table Table  `json:"table"`
+	Alias string `json:"alias"`
+	Uses  int    `json:"uses"`
 }
 
 // TableNames returns the tables as schema.name strings, sorted.
