@@ -89,20 +89,21 @@ func (e *Engine) end(ctx context.Context) error {
 }
 
 // checkReadVerdict refuses anything but a verified MySQL read before the
-// connection is used.
-func (e *Engine) checkReadVerdict(v *verifier.Verdict) error {
+// connection is used. It returns the references the relation guard
+// matches the plan against (see reverify).
+func (e *Engine) checkReadVerdict(v *verifier.Verdict) ([]verifier.Reference, error) {
 	if v == nil || v.Dialect != verifier.MySQL || v.NormalizedSQL == "" ||
 		(v.Mode != verifier.ModeRead && v.Mode != "") || (v.Op != verifier.OpRead && v.Op != "") ||
 		len(v.Tables) > verifier.MaxTables {
-		return engines.NewError(engines.CodeIneligible, ReasonBadVerdict, nil)
+		return nil, engines.NewError(engines.CodeIneligible, ReasonBadVerdict, nil)
 	}
 	for _, t := range v.Tables {
 		if err := e.checkSchema(t); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if err := checkFunctions(v); err != nil {
-		return err
+		return nil, err
 	}
 	return e.reverify(v)
 }
@@ -113,10 +114,14 @@ var testHookSkipReverify bool
 
 // reverify verifies the verdict's NormalizedSQL again with the flavor this
 // server has (the broker verifies before it knows the server) and refuses
-// the read unless it is accepted with exactly the verdict's tables.
-func (e *Engine) reverify(v *verifier.Verdict) error {
+// the read unless it is accepted with exactly the verdict's tables. It
+// returns the references of its own verification, which the relation
+// guard uses: a verdict carried over from before References existed, or
+// altered on the way, cannot widen them. Only when a test skips reverify
+// are the verdict's own references used.
+func (e *Engine) reverify(v *verifier.Verdict) ([]verifier.Reference, error) {
 	if testHookSkipReverify {
-		return nil
+		return v.References, nil
 	}
 	fv := verifier.FlavorMySQL
 	if e.fl.mariadb {
@@ -124,14 +129,14 @@ func (e *Engine) reverify(v *verifier.Verdict) error {
 	}
 	got, err := mysqlverifier.Verify(verifier.Input{Dialect: verifier.MySQL, SQL: v.NormalizedSQL, Database: e.cfg.DBName, Flavor: fv})
 	if err != nil || len(got.Tables) != len(v.Tables) {
-		return engines.NewError(engines.CodeIneligible, ReasonBadVerdict, nil)
+		return nil, engines.NewError(engines.CodeIneligible, ReasonBadVerdict, nil)
 	}
 	for i := range got.Tables {
 		if got.Tables[i] != v.Tables[i] {
-			return engines.NewError(engines.CodeIneligible, ReasonBadVerdict, nil)
+			return nil, engines.NewError(engines.CodeIneligible, ReasonBadVerdict, nil)
 		}
 	}
-	return nil
+	return got.References, nil
 }
 
 // Read runs a verified read: session settings (strict sql_mode, time
@@ -142,14 +147,15 @@ func (e *Engine) reverify(v *verifier.Verdict) error {
 // protocol, and ROLLBACK. Only then is the connection clean (end).
 func (e *Engine) Read(ctx context.Context, r engines.ReadRequest) (*engines.Result, []engines.Proof, error) {
 	v := r.Verdict
-	if err := e.checkReadVerdict(v); err != nil {
+	refs, err := e.checkReadVerdict(v)
+	if err != nil {
 		return nil, nil, err
 	}
 	var (
 		res    *engines.Result
 		proofs []engines.Proof
 	)
-	err := e.run(ctx, nil, func(ctx context.Context) error {
+	err = e.run(ctx, nil, func(ctx context.Context) error {
 		if err := e.setup(ctx, sessionRead); err != nil {
 			return err
 		}
@@ -165,7 +171,7 @@ func (e *Engine) Read(ctx context.Context, r engines.ReadRequest) (*engines.Resu
 		if err := checkColumns(v, ps); err != nil {
 			return err
 		}
-		if err := guardRelations(ctx, e.conn, e.fl, e.pc.lctn, v.NormalizedSQL, v.Tables); err != nil {
+		if err := guardRelations(ctx, e.conn, e.fl, e.pc.lctn, v.NormalizedSQL, v.Tables, refs); err != nil {
 			return err
 		}
 		if testHookBeforeQuery != nil {
