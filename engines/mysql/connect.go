@@ -44,6 +44,11 @@ type Engine struct {
 	// session state (full SQL, a table write, a default database): it is
 	// never returned to the pool.
 	tainted bool
+	// defaultDB is set once a statement on the current connection found
+	// a default database (DATABASE() not NULL): none of the engine's own
+	// reads sets one, so a server's init_connect, a proxy or an earlier
+	// session did, and a read on it is refused (see Read).
+	defaultDB bool
 	// used is set once an operation ran on the current connection.
 	used bool
 
@@ -61,7 +66,7 @@ func (e *Engine) attach(pc *pconn) {
 	e.pc, e.conn, e.connID = pc, pc.conn, pc.connID
 	// Nothing ran on it yet: a pooled connection is as clean as it was
 	// returned, a new one has no state at all.
-	e.clean, e.used, e.tainted, e.broken = true, false, false, false
+	e.clean, e.used, e.tainted, e.broken, e.defaultDB = true, false, false, false, false
 }
 
 // release hands the current connection back to the pool when the last

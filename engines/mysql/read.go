@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"context"
+	"database/sql"
 	"sort"
 
 	"github.com/dbeast/dbeast/engines"
@@ -139,12 +140,37 @@ func (e *Engine) reverify(v *verifier.Verdict) ([]verifier.Reference, error) {
 	return got.References, nil
 }
 
+// checkNoDefaultDatabase refuses the read when its connection has a
+// default database. The connection is opened without one (dial), so that
+// an unqualified name the verifier took for a CTE fails instead of
+// reading a base table; but the server's init_connect, a proxy that
+// rewrites the handshake or a pooled session can set one, and then that
+// backstop is gone. The check is made inside the reading transaction:
+// with tables, the statements that lock and identify them (or the proof
+// after them) read DATABASE() there already (Engine.defaultDB); without
+// any, one more round trip asks.
+func (e *Engine) checkNoDefaultDatabase(ctx context.Context, readInTx bool) error {
+	if !readInTx {
+		var db sql.NullString
+		if err := e.conn.QueryRowContext(ctx, "SELECT DATABASE()").Scan(&db); err != nil {
+			return err
+		}
+		if db.Valid && db.String != "" {
+			e.tainted, e.defaultDB = true, true
+		}
+	}
+	if e.defaultDB {
+		return engines.NewError(engines.CodeUnavailable, ReasonDefaultDatabase, nil)
+	}
+	return nil
+}
+
 // Read runs a verified read: session settings (strict sql_mode, time
 // limits), proof of every table (or its cached proof), the LOCK TABLES
 // privilege check, a read-only session, START TRANSACTION READ ONLY,
-// metadata locks, re-proof or revalidation, pins, column obligations, the
-// relation guard, then the verdict's NormalizedSQL through the text
-// protocol, and ROLLBACK. Only then is the connection clean (end).
+// metadata locks, re-proof or revalidation, pins, column obligations, no
+// default database, the relation guard, then the verdict's NormalizedSQL
+// through the text protocol, and ROLLBACK. Only then is the connection clean (end).
 func (e *Engine) Read(ctx context.Context, r engines.ReadRequest) (*engines.Result, []engines.Proof, error) {
 	v := r.Verdict
 	refs, err := e.checkReadVerdict(v)
@@ -169,6 +195,9 @@ func (e *Engine) Read(ctx context.Context, r engines.ReadRequest) (*engines.Resu
 			}
 		}
 		if err := checkColumns(v, ps); err != nil {
+			return err
+		}
+		if err := e.checkNoDefaultDatabase(ctx, len(v.Tables) > 0); err != nil {
 			return err
 		}
 		if err := guardRelations(ctx, e.conn, e.fl, e.pc.lctn, v.NormalizedSQL, v.Tables, refs); err != nil {

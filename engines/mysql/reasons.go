@@ -39,6 +39,11 @@ const (
 	// ReasonRelationGuard: the server resolved the statement to a table
 	// its verdict does not list (see relguard.go).
 	ReasonRelationGuard engines.Reason = "the server would read a table the verified statement does not name"
+	// ReasonDefaultDatabase: the connection was given a default database
+	// by something other than the engine (the server's init_connect, a
+	// proxy, a pooled session), so an unqualified name could reach a base
+	// table; see Engine.defaultDB.
+	ReasonDefaultDatabase engines.Reason = "the connection to the server has a default database; reads need a connection without one"
 	// ReasonUnknownValue: the driver handed over a value of a Go type the
 	// encoder does not know; it fails closed rather than guess.
 	ReasonUnknownValue engines.Reason = "a value of an unsupported type was returned"

@@ -12,7 +12,8 @@ import (
 // (a join, a subquery behind a string literal holding a backquote, a quote
 // and a backslash, a subquery under an impossible WHERE, subqueries in
 // HAVING that MariaDB's note leaves out, and MariaDB's
-// nested-WITH scoping with a default database set) and checks that the
+// nested-WITH scoping with a default database set, refused for the
+// default database) and checks that the
 // relation guard refuses each, while the same statements with their full
 // verdicts run. reverify is skipped so the guard is tested on its own.
 func TestRelationGuard(t *testing.T) {
@@ -60,6 +61,12 @@ func TestRelationGuard(t *testing.T) {
 				}
 			}
 			_, _, err := e.Read(context.Background(), engines.ReadRequest{Verdict: withReferences(t, readVerdict(c.sql, nil, nil, items))})
+			if c.useDB {
+				// Refused before the guard runs; the guard alone is
+				// TestRelationGuardRefusesOmittedTablesAlone's.
+				wantErr(t, err, engines.CodeUnavailable, ReasonDefaultDatabase)
+				return
+			}
 			wantErr(t, err, engines.CodeIneligible, ReasonRelationGuard)
 			if c.complete == nil {
 				return
