@@ -207,11 +207,18 @@ func (e *Engine) Read(ctx context.Context, r engines.ReadRequest) (*engines.Resu
 			testHookBeforeQuery()
 		}
 		rows, err := e.conn.QueryContext(ctx, v.NormalizedSQL)
-		if err != nil {
-			return err
+		if err == nil {
+			res, err = collect(ctx, rows, r.Limits)
 		}
-		res, err = collect(ctx, rows, r.Limits)
 		if err != nil {
+			// The server sent a row over the wire limit (wirelimit.go;
+			// the driver may be reading the result's header still): it
+			// holds a cell over the cell limit, and the driver has
+			// closed the connection.
+			if wireLimitHit(e.pc.db) {
+				e.broken = true
+				return engines.NewError(engines.CodeLimit, engines.ReasonCellTooLarge, err)
+			}
 			return err
 		}
 		for _, p := range ps {
