@@ -41,6 +41,9 @@ type SourceHealth struct {
 	OK       bool           `json:"ok"`
 	Code     engines.Code   `json:"code,omitempty"`
 	Reason   engines.Reason `json:"reason,omitempty"`
+	// Warnings are the engine's static warnings about a working source
+	// (engines.HealthWarner), such as a cost it cannot bound there.
+	Warnings []engines.Reason `json:"warnings,omitempty"`
 }
 
 // UpdateSource applies an edit. A change of where or as whom the source
@@ -290,6 +293,9 @@ func (b *Broker) TestSource(ctx context.Context, id string) (SourceHealth, error
 			e := engines.AsError(err)
 			h = SourceHealth{Code: e.Code, Reason: e.Reason}
 		} else {
+			if w, ok := eng.(engines.HealthWarner); ok {
+				h.Warnings = w.HealthWarnings()
+			}
 			eng.Close()
 		}
 	}

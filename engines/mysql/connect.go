@@ -136,6 +136,16 @@ func (f flavor) sessionSQL(kind sessionKind, d time.Duration) string {
 	set = append(set,
 		fmt.Sprintf("SESSION lock_wait_timeout = %d", secs),
 		fmt.Sprintf("SESSION innodb_lock_wait_timeout = %d", secs))
+	if f.mariadb {
+		// Internal temporary tables on disk (GROUP BY, DISTINCT, UNION,
+		// materialized derived tables and CTEs): capped for verified
+		// reads and table writes, the server's own for full SQL.
+		if kind == sessionRead || kind == sessionWrite {
+			set = append(set, fmt.Sprintf("SESSION tmp_disk_table_size = %d", tempDiskTableSize))
+		} else {
+			set = append(set, "SESSION tmp_disk_table_size = DEFAULT")
+		}
+	}
 	switch kind {
 	case sessionRead:
 		set = append(set, "SESSION "+isolation+" = 'REPEATABLE-READ'")

@@ -206,7 +206,7 @@ func (e *Engine) Read(ctx context.Context, r engines.ReadRequest) (*engines.Resu
 		if testHookBeforeQuery != nil {
 			testHookBeforeQuery()
 		}
-		rows, err := e.conn.QueryContext(ctx, v.NormalizedSQL)
+		rows, err := e.conn.QueryContext(ctx, e.fl.readSQL(v.NormalizedSQL, r.Limits))
 		if err == nil {
 			res, err = collect(ctx, rows, r.Limits)
 		}
