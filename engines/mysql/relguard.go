@@ -79,9 +79,9 @@ const noteExpanded = 1003
 
 // guardRelations refuses the read unless every table the server resolves
 // stmt to is in allowed, and every table row of its plan is one of refs
-// (the verdict's references; see planCovered). conn is inside the read's transaction; lctn is
-// the server's lower_case_table_names (read when the connection was made:
-// it cannot change while the server runs).
+// (the verdict's references; see planCovered). conn is inside the read's
+// transaction; lctn is the server's lower_case_table_names (read when the
+// connection was made: it cannot change while the server runs).
 //
 // It takes two round trips (EXPLAIN, SHOW WARNINGS) and a third only when
 // the note names a two-part name that is not an allowed table: then the
@@ -129,9 +129,6 @@ func guardRelations(ctx context.Context, conn *sql.Conn, fl flavor, lctn int, st
 			break
 		}
 	}
-	// The visible databases are needed to read the note's two-part names
-	// that are not allowed tables, and the tables of a semi-join; a note
-	// with neither decides the same without them (one trip fewer).
 	// Every query block of the plan must be in the note (MariaDB drops a
 	// grouped query's HAVING subqueries from it), or every table the plan
 	// reads one of the verdict's references, before the note's names are
@@ -142,6 +139,9 @@ func guardRelations(ctx context.Context, conn *sql.Conn, fl flavor, lctn int, st
 	if allAllowed {
 		return nil
 	}
+	// The visible databases are needed to read the note's two-part names
+	// that are not allowed tables; a note with none decides the same
+	// without them (one trip fewer).
 	dbs, err := visibleDatabases(ctx, conn)
 	if err != nil {
 		return err
