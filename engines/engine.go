@@ -112,14 +112,6 @@ type Engine interface {
 	Close() error
 }
 
-// HealthWarner is an optional ability of an Engine: what a person should
-// know about the source although it works, such as a cost of one read the
-// engine cannot bound on this server. Each warning is a static Reason;
-// the broker shows them with the source's health.
-type HealthWarner interface {
-	HealthWarnings() []Reason
-}
-
 // TableEntry is one candidate table in a listing.
 type TableEntry struct {
 	Table verifier.Table `json:"table"`

@@ -1,6 +1,7 @@
 package mysql
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/dbeast/dbeast/engines"
@@ -49,7 +50,8 @@ func (f flavor) readSQL(stmt string, lim engines.Limits) string {
 }
 
 // HealthWarnings implements engines.HealthWarner: no MySQL or MariaDB
-// server this engine supports caps a session's temporary files.
-func (e *Engine) HealthWarnings() []engines.Reason {
-	return []engines.Reason{ReasonNoTempCap}
+// server this engine supports caps a session's temporary files, so the
+// warning needs no round trip.
+func (e *Engine) HealthWarnings(context.Context) ([]engines.Reason, error) {
+	return []engines.Reason{ReasonNoTempCap}, nil
 }

@@ -73,7 +73,7 @@ func TestReadRefusedPastTempDiskTableSize(t *testing.T) {
 	wantErr(t, err, engines.CodeLimit, ReasonTempSpace)
 
 	var w engines.HealthWarner = e
-	if got := w.HealthWarnings(); len(got) != 1 || got[0] != ReasonNoTempCap {
+	if got, err := w.HealthWarnings(context.Background()); err != nil || len(got) != 1 || got[0] != ReasonNoTempCap {
 		t.Errorf("health warnings %v, want %q", got, ReasonNoTempCap)
 	}
 }
