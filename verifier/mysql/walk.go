@@ -84,15 +84,15 @@ type walker struct {
 	depth    int
 	noSubq   bool // table_write: subqueries are refused
 	inSelect bool // inside an ORDER BY / GROUP BY / HAVING item
+	// cur is the CTE whose body is being walked (nil outside any); refs
+	// are the physical table references seen (see references).
+	cur  *cteUse
+	refs []tableRef
 	// last is the outputs of the query expression walked last.
 	last *outputs
 	// written and substituted are the expression sizes of the whole
 	// statement as written and after substitution (see grow).
 	written, substituted int
-	// cur is the CTE whose body is being walked (nil outside any); refs
-	// are the physical table references seen (see references).
-	cur  *cteUse
-	refs []tableRef
 }
 
 func (w *walker) enter() error {
