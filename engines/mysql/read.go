@@ -170,7 +170,8 @@ func (e *Engine) checkNoDefaultDatabase(ctx context.Context, readInTx bool) erro
 // privilege check, a read-only session, START TRANSACTION READ ONLY,
 // metadata locks, re-proof or revalidation, pins, column obligations, no
 // default database, the relation guard, then the verdict's NormalizedSQL
-// through the text protocol, and ROLLBACK. Only then is the connection clean (end).
+// through the text protocol (with sql_select_limit on MariaDB, readSQL),
+// and ROLLBACK. Only then is the connection clean (end).
 func (e *Engine) Read(ctx context.Context, r engines.ReadRequest) (*engines.Result, []engines.Proof, error) {
 	v := r.Verdict
 	refs, err := e.checkReadVerdict(v)
