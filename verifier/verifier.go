@@ -136,12 +136,29 @@ type Verdict struct {
 	// among the table's proven columns, because PostgreSQL reads alias.name
 	// as the call name(alias) when no such column exists.
 	Columns map[string][]string `json:"columns"`
+	// References lists each physical table reference by the alias the
+	// server's plan shows for it (the table's name when it has none), with
+	// how many times the server plans it (a CTE's references once per use
+	// of the CTE), sorted by alias then table. Only the MySQL dialect
+	// fills it: MariaDB's EXPLAIN names a table only by its alias in the
+	// query blocks its note leaves out, and the engine's relation guard
+	// matches those rows against these references by count, not against
+	// table names. Nil for other dialects and in ModeFull.
+	References []Reference `json:"references,omitempty"`
 	// Functions is the sorted set of lower-case function names called.
 	// Every one is in Functions(Dialect); engines prove each resolves to the
 	// built-in.
 	Functions []string `json:"functions"`
 	// Target is the written table in ModeTableWrite, nil otherwise.
 	Target *Table `json:"target,omitempty"`
+}
+
+// Reference is one table reference of a statement: the table, the alias
+// it is read under, and how many times the statement's plan reads it.
+type Reference struct {
+	Table Table  `json:"table"`
+	Alias string `json:"alias"`
+	Uses  int    `json:"uses"`
 }
 
 // TableNames returns the tables as schema.name strings, sorted.

@@ -44,6 +44,11 @@ type Engine struct {
 	// session state (full SQL, a table write, a default database): it is
 	// never returned to the pool.
 	tainted bool
+	// defaultDB is set once a statement on the current connection found
+	// a default database (DATABASE() not NULL): none of the engine's own
+	// reads sets one, so a server's init_connect, a proxy or an earlier
+	// session did, and a read on it is refused (see Read).
+	defaultDB bool
 	// used is set once an operation ran on the current connection.
 	used bool
 
@@ -61,7 +66,7 @@ func (e *Engine) attach(pc *pconn) {
 	e.pc, e.conn, e.connID = pc, pc.conn, pc.connID
 	// Nothing ran on it yet: a pooled connection is as clean as it was
 	// returned, a new one has no state at all.
-	e.clean, e.used, e.tainted, e.broken = true, false, false, false
+	e.clean, e.used, e.tainted, e.broken, e.defaultDB = true, false, false, false, false
 }
 
 // release hands the current connection back to the pool when the last
@@ -131,6 +136,16 @@ func (f flavor) sessionSQL(kind sessionKind, d time.Duration) string {
 	set = append(set,
 		fmt.Sprintf("SESSION lock_wait_timeout = %d", secs),
 		fmt.Sprintf("SESSION innodb_lock_wait_timeout = %d", secs))
+	if f.mariadb {
+		// Internal temporary tables on disk (GROUP BY, DISTINCT, UNION,
+		// materialized derived tables and CTEs): capped for verified
+		// reads and table writes, the server's own for full SQL.
+		if kind == sessionRead || kind == sessionWrite {
+			set = append(set, fmt.Sprintf("SESSION tmp_disk_table_size = %d", tempDiskTableSize))
+		} else {
+			set = append(set, "SESSION tmp_disk_table_size = DEFAULT")
+		}
+	}
 	switch kind {
 	case sessionRead:
 		set = append(set, "SESSION "+isolation+" = 'REPEATABLE-READ'")

@@ -175,6 +175,12 @@ func dial(ctx context.Context, cfg *gomysql.Config) (*pconn, error) {
 	// it. Full SQL selects the configured database itself (setup).
 	connCfg := cfg.Clone()
 	connCfg.DBName = ""
+	// Plain connections are read through limitConn (wirelimit.go), which
+	// follows the packet headers: compression would hide them.
+	if connCfg.TLS == nil {
+		connCfg.DialFunc = limitedDial
+		_ = connCfg.Apply(gomysql.EnableCompression(false))
+	}
 	connector, err := gomysql.NewConnector(connCfg)
 	if err != nil {
 		return nil, engines.NewError(engines.CodeUnavailable, engines.ReasonBadConfig, nil)
@@ -254,11 +260,13 @@ func connect(ctx context.Context, connector driver.Connector, database string) (
 	db := sql.OpenDB(&onceConnector{c: connector})
 	db.SetMaxOpenConns(1)
 	db.SetMaxIdleConns(1)
-	conn, err := db.Conn(ctx)
+	holder := &dialHolder{}
+	conn, err := db.Conn(context.WithValue(ctx, dialHolderKey{}, holder))
 	if err != nil {
 		_ = db.Close()
 		return nil, err
 	}
+	holder.register(db)
 	pc := &pconn{db: db, conn: conn}
 	var version, comment string
 	var found bool

@@ -77,7 +77,8 @@ func TestPoolReturnsOnlyCleanConnections(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, _, err := e.Read(context.Background(), engines.ReadRequest{Verdict: itemsVerdict()})
-			return err
+			wantErr(t, err, engines.CodeUnavailable, ReasonDefaultDatabase)
+			return nil
 		}, false},
 	}
 	src := sourceFor(t, "", "", nil)

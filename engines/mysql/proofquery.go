@@ -110,7 +110,7 @@ func (e *Engine) proveCombined(ctx context.Context, tables []verifier.Table) ([]
 		}
 		if idx == -1 && kind == "D" {
 			if v[0] != "" {
-				e.tainted = true
+				e.tainted, e.defaultDB = true, true
 			}
 			continue
 		}

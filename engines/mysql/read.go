@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"context"
+	"database/sql"
 	"sort"
 
 	"github.com/dbeast/dbeast/engines"
@@ -89,20 +90,21 @@ func (e *Engine) end(ctx context.Context) error {
 }
 
 // checkReadVerdict refuses anything but a verified MySQL read before the
-// connection is used.
-func (e *Engine) checkReadVerdict(v *verifier.Verdict) error {
+// connection is used. It returns the references the relation guard
+// matches the plan against (see reverify).
+func (e *Engine) checkReadVerdict(v *verifier.Verdict) ([]verifier.Reference, error) {
 	if v == nil || v.Dialect != verifier.MySQL || v.NormalizedSQL == "" ||
 		(v.Mode != verifier.ModeRead && v.Mode != "") || (v.Op != verifier.OpRead && v.Op != "") ||
 		len(v.Tables) > verifier.MaxTables {
-		return engines.NewError(engines.CodeIneligible, ReasonBadVerdict, nil)
+		return nil, engines.NewError(engines.CodeIneligible, ReasonBadVerdict, nil)
 	}
 	for _, t := range v.Tables {
 		if err := e.checkSchema(t); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if err := checkFunctions(v); err != nil {
-		return err
+		return nil, err
 	}
 	return e.reverify(v)
 }
@@ -113,10 +115,14 @@ var testHookSkipReverify bool
 
 // reverify verifies the verdict's NormalizedSQL again with the flavor this
 // server has (the broker verifies before it knows the server) and refuses
-// the read unless it is accepted with exactly the verdict's tables.
-func (e *Engine) reverify(v *verifier.Verdict) error {
+// the read unless it is accepted with exactly the verdict's tables. It
+// returns the references of its own verification, which the relation
+// guard uses: a verdict carried over from before References existed, or
+// altered on the way, cannot widen them. Only when a test skips reverify
+// are the verdict's own references used.
+func (e *Engine) reverify(v *verifier.Verdict) ([]verifier.Reference, error) {
 	if testHookSkipReverify {
-		return nil
+		return v.References, nil
 	}
 	fv := verifier.FlavorMySQL
 	if e.fl.mariadb {
@@ -124,12 +130,37 @@ func (e *Engine) reverify(v *verifier.Verdict) error {
 	}
 	got, err := mysqlverifier.Verify(verifier.Input{Dialect: verifier.MySQL, SQL: v.NormalizedSQL, Database: e.cfg.DBName, Flavor: fv})
 	if err != nil || len(got.Tables) != len(v.Tables) {
-		return engines.NewError(engines.CodeIneligible, ReasonBadVerdict, nil)
+		return nil, engines.NewError(engines.CodeIneligible, ReasonBadVerdict, nil)
 	}
 	for i := range got.Tables {
 		if got.Tables[i] != v.Tables[i] {
-			return engines.NewError(engines.CodeIneligible, ReasonBadVerdict, nil)
+			return nil, engines.NewError(engines.CodeIneligible, ReasonBadVerdict, nil)
 		}
+	}
+	return got.References, nil
+}
+
+// checkNoDefaultDatabase refuses the read when its connection has a
+// default database. The connection is opened without one (dial), so that
+// an unqualified name the verifier took for a CTE fails instead of
+// reading a base table; but the server's init_connect, a proxy that
+// rewrites the handshake or a pooled session can set one, and then that
+// backstop is gone. The check is made inside the reading transaction:
+// with tables, the statements that lock and identify them (or the proof
+// after them) read DATABASE() there already (Engine.defaultDB); without
+// any, one more round trip asks.
+func (e *Engine) checkNoDefaultDatabase(ctx context.Context, readInTx bool) error {
+	if !readInTx {
+		var db sql.NullString
+		if err := e.conn.QueryRowContext(ctx, "SELECT DATABASE()").Scan(&db); err != nil {
+			return err
+		}
+		if db.Valid && db.String != "" {
+			e.tainted, e.defaultDB = true, true
+		}
+	}
+	if e.defaultDB {
+		return engines.NewError(engines.CodeUnavailable, ReasonDefaultDatabase, nil)
 	}
 	return nil
 }
@@ -137,19 +168,21 @@ func (e *Engine) reverify(v *verifier.Verdict) error {
 // Read runs a verified read: session settings (strict sql_mode, time
 // limits), proof of every table (or its cached proof), the LOCK TABLES
 // privilege check, a read-only session, START TRANSACTION READ ONLY,
-// metadata locks, re-proof or revalidation, pins, column obligations, the
-// relation guard, then the verdict's NormalizedSQL through the text
-// protocol, and ROLLBACK. Only then is the connection clean (end).
+// metadata locks, re-proof or revalidation, pins, column obligations, no
+// default database, the relation guard, then the verdict's NormalizedSQL
+// through the text protocol (with sql_select_limit on MariaDB, readSQL),
+// and ROLLBACK. Only then is the connection clean (end).
 func (e *Engine) Read(ctx context.Context, r engines.ReadRequest) (*engines.Result, []engines.Proof, error) {
 	v := r.Verdict
-	if err := e.checkReadVerdict(v); err != nil {
+	refs, err := e.checkReadVerdict(v)
+	if err != nil {
 		return nil, nil, err
 	}
 	var (
 		res    *engines.Result
 		proofs []engines.Proof
 	)
-	err := e.run(ctx, nil, func(ctx context.Context) error {
+	err = e.run(ctx, nil, func(ctx context.Context) error {
 		if err := e.setup(ctx, sessionRead); err != nil {
 			return err
 		}
@@ -165,18 +198,28 @@ func (e *Engine) Read(ctx context.Context, r engines.ReadRequest) (*engines.Resu
 		if err := checkColumns(v, ps); err != nil {
 			return err
 		}
-		if err := guardRelations(ctx, e.conn, e.fl, e.pc.lctn, v.NormalizedSQL, v.Tables); err != nil {
+		if err := e.checkNoDefaultDatabase(ctx, len(v.Tables) > 0); err != nil {
+			return err
+		}
+		if err := guardRelations(ctx, e.conn, e.fl, e.pc.lctn, v.NormalizedSQL, v.Tables, refs); err != nil {
 			return err
 		}
 		if testHookBeforeQuery != nil {
 			testHookBeforeQuery()
 		}
-		rows, err := e.conn.QueryContext(ctx, v.NormalizedSQL)
-		if err != nil {
-			return err
+		rows, err := e.conn.QueryContext(ctx, e.fl.readSQL(v.NormalizedSQL, r.Limits))
+		if err == nil {
+			res, err = collect(ctx, rows, r.Limits)
 		}
-		res, err = collect(ctx, rows, r.Limits)
 		if err != nil {
+			// The server sent a row over the wire limit (wirelimit.go;
+			// the driver may be reading the result's header still): it
+			// holds a cell over the cell limit, and the driver has
+			// closed the connection.
+			if wireLimitHit(e.pc.db) {
+				e.broken = true
+				return engines.NewError(engines.CodeLimit, engines.ReasonCellTooLarge, err)
+			}
 			return err
 		}
 		for _, p := range ps {

@@ -39,6 +39,17 @@ const (
 	// ReasonRelationGuard: the server resolved the statement to a table
 	// its verdict does not list (see relguard.go).
 	ReasonRelationGuard engines.Reason = "the server would read a table the verified statement does not name"
+	// ReasonDefaultDatabase: the connection was given a default database
+	// by something other than the engine (the server's init_connect, a
+	// proxy, a pooled session), so an unqualified name could reach a base
+	// table; see Engine.defaultDB.
+	ReasonDefaultDatabase engines.Reason = "the connection to the server has a default database; reads need a connection without one"
+	// ReasonTempSpace: an internal temporary table of the read grew past
+	// tempDiskTableSize on the server's disk.
+	ReasonTempSpace engines.Reason = "the statement needs more temporary disk space on the server than one read may use"
+	// ReasonNoTempCap is the health warning of every MySQL and MariaDB
+	// source (see tempDiskTableSize).
+	ReasonNoTempCap engines.Reason = "the server has no per-session limit on the temporary files of a sort: a window function or a grouping sort in one read can write to the server's tmpdir for up to its 30-second deadline"
 	// ReasonUnknownValue: the driver handed over a value of a Go type the
 	// encoder does not know; it fails closed rather than guess.
 	ReasonUnknownValue engines.Reason = "a value of an unsupported type was returned"
@@ -66,6 +77,7 @@ const (
 	errUnknownTableInQuery = 1109 // ER_UNKNOWN_TABLE
 	errServerShutdown      = 1053 // ER_SERVER_SHUTDOWN
 	errConnectionKilled    = 1927 // ER_CONNECTION_KILLED (MariaDB; the session's own KILL)
+	errRecordFileFull      = 1114 // ER_RECORD_FILE_FULL (a temporary table past tmp_disk_table_size)
 )
 
 // serverError maps an error from a statement to a safe *engines.Error.
@@ -114,6 +126,8 @@ func serverError(err error, ctxErr error) *engines.Error {
 			return engines.NewError(engines.CodeFailed, ReasonConnectionLost, err)
 		case errReadOnlyTx, errTableNotLockedRead:
 			return engines.NewError(engines.CodeDenied, ReasonReadOnlyTx, err)
+		case errRecordFileFull:
+			return engines.NewError(engines.CodeLimit, ReasonTempSpace, err)
 		}
 		return engines.NewError(engines.CodeFailed, engines.ReasonExecution, err)
 	}

@@ -32,20 +32,25 @@ import (
 // MariaDB prints a grouped query's HAVING as `having 1` and drops the
 // subqueries in it. So the guard also reads the tabular EXPLAIN and
 // requires every query block it lists to be printed in the note as
-// `/* select#N */`, or else each table that block reads to be named like
-// one of the verdict's tables (planCovered); otherwise it refuses.
+// `/* select#N */`, or else every table row of the plan to be paid for by
+// one of the verdict's references, matched by alias and count
+// (planCovered); otherwise it refuses.
 //
 // The note is printed after optimization. MariaDB would evaluate a cheap
 // constant subquery (EXISTS (SELECT 1 FROM x)) while optimizing the
 // EXPLAIN and print only its value, so the guard's EXPLAIN runs with
 // expensive_subquery_limit 0: every subquery is then too expensive to
 // evaluate early and stays in the note (TestRelationGuard "after a
-// literal" fails without it).
+// literal" fails without it). It also runs with table elimination off:
+// MariaDB drops an outer-joined table it can prove does not change the
+// result from both the plan and the note, so a verdict that left the
+// table out passed the guard (issue 29, finding 8); without elimination
+// the note names it. The read itself still runs with the server's own
+// optimizer settings, so it may skip the table, never read another.
 //
 // What it cannot see: tables the optimizer reads while planning and then
-// drops from the note (on MariaDB, with the setting above, none was found;
-// a table its table elimination removes is not read; MySQL 8 has not been
-// checked live here), tables
+// drops from the note (on MariaDB, with the settings above, none was
+// found; MySQL 8 has not been checked live here), tables
 // behind views, stored functions or triggers (the verifier admits none and
 // the proof refuses views), and databases the account cannot see in
 // SCHEMATA yet could read: the system databases are always counted as
@@ -59,12 +64,12 @@ import (
 // same code); an unterminated literal or identifier refuses the read.
 
 // explainSQL is the statement that makes the server print note 1003. On
-// MariaDB it carries the expensive_subquery_limit setting for itself only
-// (SET STATEMENT … FOR), so the session keeps its own and no second round
-// trip puts it back.
+// MariaDB it carries the expensive_subquery_limit and table elimination
+// settings for itself only (SET STATEMENT … FOR), so the session keeps its
+// own and no second round trip puts them back.
 func (f flavor) explainSQL(stmt string) string {
 	if f.mariadb {
-		return "SET STATEMENT expensive_subquery_limit = 0 FOR EXPLAIN EXTENDED " + stmt
+		return "SET STATEMENT expensive_subquery_limit = 0, optimizer_switch = 'table_elimination=off' FOR EXPLAIN EXTENDED " + stmt
 	}
 	return "EXPLAIN " + stmt
 }
@@ -73,19 +78,18 @@ func (f flavor) explainSQL(stmt string) string {
 const noteExpanded = 1003
 
 // guardRelations refuses the read unless every table the server resolves
-// stmt to is in allowed. conn is inside the read's transaction; lctn is
-// the server's lower_case_table_names (read when the connection was made:
-// it cannot change while the server runs).
+// stmt to is in allowed, and every table row of its plan is one of refs
+// (the verdict's references; see planCovered). conn is inside the read's
+// transaction; lctn is the server's lower_case_table_names (read when the
+// connection was made: it cannot change while the server runs).
 //
 // It takes two round trips (EXPLAIN, SHOW WARNINGS) and a third only when
-// the note names a two-part name that is not an allowed table, or has a
-// semi-join: then the visible databases decide whether a name is a table
-// (refused) or an alias's column. Every query block of the tabular plan
-// must also be numbered in the note, or be a semi-join's, an internal
-// result or an allowed table (planCovered). A name that is an allowed table passes whatever the databases
-// are, so skipping the listing when every name is allowed decides exactly
-// as listing them would.
-func guardRelations(ctx context.Context, conn *sql.Conn, fl flavor, lctn int, stmt string, allowed []verifier.Table) error {
+// the note names a two-part name that is not an allowed table: then the
+// visible databases decide whether a name is a table (refused) or an
+// alias's column. A name that is an allowed table passes whatever the
+// databases are, so skipping the listing when every name is allowed
+// decides exactly as listing them would.
+func guardRelations(ctx context.Context, conn *sql.Conn, fl flavor, lctn int, stmt string, allowed []verifier.Table, refs []verifier.Reference) error {
 	// MariaDB evaluates cheap constant subqueries while optimizing,
 	// EXPLAIN included, and prints only their value ("where 1"): with no
 	// subquery cheap enough (explainSQL), each stays in the note,
@@ -125,27 +129,22 @@ func guardRelations(ctx context.Context, conn *sql.Conn, fl flavor, lctn int, st
 			break
 		}
 	}
-	// The visible databases are needed to read the note's two-part names
-	// that are not allowed tables, and the tables of a semi-join; a note
-	// with neither decides the same without them (one trip fewer).
-	var dbs map[string]bool
-	if !allAllowed || strings.Contains(note, "semi join (") {
-		if dbs, err = visibleDatabases(ctx, conn); err != nil {
-			return err
-		}
-	}
 	// Every query block of the plan must be in the note (MariaDB drops a
-	// grouped query's HAVING subqueries from it), before the note's names
-	// are trusted to list every table.
-	tableNames := map[string]bool{}
-	for t := range ok {
-		tableNames[t.Name] = true
-	}
-	if !planCovered(plan, stmt, note, dbs, func(table string) bool { return tableNames[fold(verifier.Table{Name: table}).Name] }) {
+	// grouped query's HAVING subqueries from it), or every table the plan
+	// reads one of the verdict's references, before the note's names are
+	// trusted to list every table.
+	if !planCovered(plan, stmt, note, refs) {
 		return engines.NewError(engines.CodeIneligible, ReasonRelationGuard, nil)
 	}
 	if allAllowed {
 		return nil
+	}
+	// The visible databases are needed to read the note's two-part names
+	// that are not allowed tables; a note with none decides the same
+	// without them (one trip fewer).
+	dbs, err := visibleDatabases(ctx, conn)
+	if err != nil {
+		return err
 	}
 	tables, _ := noteTables(note, dbs)
 	for _, t := range tables {
@@ -162,6 +161,7 @@ func guardRelations(ctx context.Context, conn *sql.Conn, fl flavor, lctn int, st
 type planRow struct {
 	id    int
 	table string
+	extra string
 }
 
 // planRows reads the id and table columns of an EXPLAIN result (MariaDB's
@@ -172,16 +172,18 @@ func planRows(rows *sql.Rows) ([]planRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	idCol, tableCol := -1, -1
+	idCol, tableCol, extraCol := -1, -1, -1
 	for i, c := range cols {
 		switch strings.ToLower(c) {
 		case "id":
 			idCol = i
 		case "table":
 			tableCol = i
+		case "extra":
+			extraCol = i
 		}
 	}
-	if idCol < 0 || tableCol < 0 {
+	if idCol < 0 || tableCol < 0 || extraCol < 0 {
 		return nil, engines.NewError(engines.CodeIneligible, ReasonRelationGuard, nil)
 	}
 	var out []planRow
@@ -194,7 +196,7 @@ func planRows(rows *sql.Rows) ([]planRow, error) {
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, err
 		}
-		r := planRow{table: vals[tableCol].String}
+		r := planRow{table: vals[tableCol].String, extra: vals[extraCol].String}
 		if vals[idCol].Valid {
 			n, err := strconv.Atoi(vals[idCol].String)
 			if err != nil || n <= 0 {
@@ -282,121 +284,93 @@ func posesAsInternal(stmt string) bool {
 // query block's result.
 var internalTable = regexp.MustCompile(`^<(derived|subquery|union|intersect|except)[0-9]+(,[0-9]+)*>$`)
 
+// readsNothing are the Extra texts of a plan row without a table that
+// read no table: any other (MariaDB's "Select tables optimized away", a
+// MIN or MAX read from an index while planning; "Impossible WHERE noticed
+// after reading const tables") read tables the row does not name.
+var readsNothing = map[string]bool{"No tables used": true, "Impossible WHERE": true, "Impossible HAVING": true}
+
 // planCovered reports whether every query block of the tabular plan is
-// one the note shows. MariaDB's note omits blocks it has already folded
+// one the note shows, or else every table the plan reads is one of the
+// verdict's references. MariaDB's note omits blocks it has already folded
 // into a constant or a flag: for a grouped query it prints `having 1` and
 // drops the HAVING clause's subqueries (`… GROUP BY a HAVING a IN (SELECT
-// a FROM t)`: the plan lists t in select 2, the note never names t), and a
-// semi-join prints the subquery's tables without their block. So a block
-// of the plan whose number the note does not print (a note without any
-// number prints a single block, 1) is accepted only when each of its rows
-// reads nothing (NULL table), another block's result (`<derived2>`,
-// `<subquery2>`, `<union1,2>`, themselves checked as blocks), a table
-// whose name allowed accepts, or a table the note prints inside a `semi
-// join (…)` list under that alias (each such entry pays for one row only,
-// so a HAVING subquery cannot borrow a semi-join's alias; the entry's
-// table was checked against the verdict with the rest of the note). The
-// table column holds the alias, not the table, so an aliased table in a
-// HAVING subquery is refused although its verdict may list it (fail
-// closed), and it cannot tell databases apart (the engine's connection
-// has no default database, so an unqualified name the server resolves to
-// a base table fails before it reads). For the same reason this check is
-// weaker than the note's: a row of an omitted block whose alias is an
-// allowed table's name passes whatever table it reads. Such a row can
-// only come from a table reference the verifier never saw (every
-// reference it saw is in the verdict and proven), so in those blocks the
-// guard leans on the verifier and on the statement being regenerated from
-// its tree; telling the two apart would need the verdict to carry each
-// reference's alias.
+// a FROM t)`: the plan lists t in select 3, the note never names t), a
+// CTE referenced twice is printed once although the plan lists the
+// re-parsed copy's block too, and a semi-join prints the subquery's
+// tables without their block. The plan's table column holds only the
+// alias (the table's name when it has none), so when a block of the plan
+// is not printed (a note without any number prints a single block, 1),
+// the guard counts the plan's rows that read a table (not NULL, not
+// another block's result such as `<derived2>`) by alias, every block
+// included, and refuses when an alias has more rows than the verdict's
+// references with that alias are planned (refs, Verdict.References). A
+// table the verifier never saw adds a row that no reference pays for,
+// whatever its alias: one aliased as an allowed table's name (`FROM
+// secret AS items` in a HAVING subquery) makes `items` one row over.
+// MariaDB also answers `(SELECT MAX(x.id) FROM t x)` from the index while
+// planning and lists the block as one row without a table ("Select
+// tables optimized away"): each such row, in any block, must be paid for
+// by a reference the plan's table rows left unused, whatever its alias
+// (a verdict that omits the subquery's table has none left). That is
+// weaker than a match by alias: a row that read two tables pays for one,
+// and a reference whose rows the optimizer dropped for another reason
+// (an impossible WHERE found after reading const tables) leaves one
+// spare, so such a row leans on the verifier where both meet.
+// Aliases are compared case-insensitively: that only pools the counts of
+// two spellings, never lets a row through that the exact count refuses
+// unless another reference of the pooled spelling is missing from the
+// plan (the optimizer dropped it, which reads nothing).
 //
 // stmt is the statement explained: a backquoted identifier of it that
 // starts with "<" could pose as the server's internal names, so any
 // refuses the read.
-func planCovered(plan []planRow, stmt, note string, dbs map[string]bool, allowed func(table string) bool) bool {
+func planCovered(plan []planRow, stmt, note string, refs []verifier.Reference) bool {
 	if posesAsInternal(stmt) {
-		return false
-	}
-	semi, ok := semiJoinAliases(note, dbs)
-	if !ok {
 		return false
 	}
 	marks := selectMarks(note)
 	if len(marks) == 0 {
 		marks[1] = true
 	}
+	reads := func(r planRow) bool { return r.table != "" && !internalTable.MatchString(r.table) }
+	// unnamed: a row without a table that read tables all the same.
+	unnamed := func(r planRow) bool { return r.table == "" && r.id != 0 && !readsNothing[r.extra] }
+	omitted := false
 	for _, r := range plan {
-		if r.id == 0 || marks[r.id] {
+		if r.id != 0 && !marks[r.id] && (reads(r) || unnamed(r)) {
+			omitted = true
+			break
+		}
+	}
+	if !omitted {
+		return true
+	}
+	budget := map[string]int{}
+	for _, ref := range refs {
+		if ref.Uses > 0 {
+			budget[strings.ToLower(ref.Alias)] += ref.Uses
+		}
+	}
+	unknown := 0
+	for _, r := range plan {
+		if unnamed(r) {
+			unknown++
+		}
+		if !reads(r) {
 			continue
 		}
-		switch {
-		case r.table == "", internalTable.MatchString(r.table):
-		case allowed(r.table):
-		case semi[r.table] > 0:
-			semi[r.table]--
-		default:
+		k := strings.ToLower(r.table)
+		if budget[k] <= 0 {
 			return false
 		}
+		budget[k]--
 	}
-	return true
-}
-
-// semiJoinAliases counts, by alias (the table's name when it has none),
-// the base tables the note lists inside `semi join (…)`: the tables of a
-// subquery the optimizer turned into a semi-join, whose query block the
-// note no longer numbers. It reports false for text it cannot scan.
-func semiJoinAliases(note string, dbs map[string]bool) (map[string]int, bool) {
-	out := map[string]int{}
-	const head = "semi join ("
-	for i := 0; i < len(note); {
-		switch c := note[i]; {
-		case c == '`' || c == '\'':
-			j := skipQuoted(note, i)
-			if j < 0 {
-				return nil, false
-			}
-			i = j
-		case strings.HasPrefix(note[i:], head):
-			start := i + len(head)
-			depth, j := 1, start
-			for j < len(note) && depth > 0 {
-				switch note[j] {
-				case '`', '\'':
-					k := skipQuoted(note, j)
-					if k < 0 {
-						return nil, false
-					}
-					j = k
-					continue
-				case '(':
-					depth++
-				case ')':
-					depth--
-				}
-				j++
-			}
-			if depth != 0 {
-				return nil, false
-			}
-			names, ok := dottedNames(note[start : j-1])
-			if !ok {
-				return nil, false
-			}
-			for k, n := range names {
-				if len(n) != 2 || !dbs[strings.ToLower(n[0])] {
-					continue
-				}
-				alias := n[1]
-				if k+1 < len(names) && len(names[k+1]) == 1 {
-					alias = names[k+1][0]
-				}
-				out[alias]++
-			}
-			i = j
-		default:
-			i++
-		}
+	left := 0
+	for _, n := range budget {
+		left += n
 	}
-	return out, true
+	return unknown <= left
 }
 
 // expandedNote returns the message of note 1003 after an EXPLAIN; a

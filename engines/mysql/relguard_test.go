@@ -12,7 +12,8 @@ import (
 // (a join, a subquery behind a string literal holding a backquote, a quote
 // and a backslash, a subquery under an impossible WHERE, subqueries in
 // HAVING that MariaDB's note leaves out, and MariaDB's
-// nested-WITH scoping with a default database set) and checks that the
+// nested-WITH scoping with a default database set, refused for the
+// default database) and checks that the
 // relation guard refuses each, while the same statements with their full
 // verdicts run. reverify is skipped so the guard is tested on its own.
 func TestRelationGuard(t *testing.T) {
@@ -59,16 +60,40 @@ func TestRelationGuard(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			_, _, err := e.Read(context.Background(), engines.ReadRequest{Verdict: readVerdict(c.sql, nil, nil, items)})
+			_, _, err := e.Read(context.Background(), engines.ReadRequest{Verdict: withReferences(t, readVerdict(c.sql, nil, nil, items))})
+			if c.useDB {
+				// Refused before the guard runs; the guard alone is
+				// TestRelationGuardRefusesOmittedTablesAlone's.
+				wantErr(t, err, engines.CodeUnavailable, ReasonDefaultDatabase)
+				return
+			}
 			wantErr(t, err, engines.CodeIneligible, ReasonRelationGuard)
 			if c.complete == nil {
 				return
 			}
-			if _, _, err := openEngine(t).Read(context.Background(), engines.ReadRequest{Verdict: readVerdict(c.sql, nil, nil, c.complete...)}); err != nil {
+			if _, _, err := openEngine(t).Read(context.Background(), engines.ReadRequest{Verdict: withReferences(t, readVerdict(c.sql, nil, nil, c.complete...))}); err != nil {
 				t.Errorf("with the full verdict: %v", err)
 			}
 		})
 	}
+}
+
+// withReferences gives v the references the verifier finds in its
+// statement (standard CTE scoping) to v's tables, as a verifier that saw
+// only those tables would list them.
+func withReferences(t *testing.T, v *verifier.Verdict) *verifier.Verdict {
+	t.Helper()
+	keep := map[verifier.Table]bool{}
+	for _, tb := range v.Tables {
+		keep[tb] = true
+	}
+	v.References = nil
+	for _, r := range verifyAs(t, v.NormalizedSQL, verifier.FlavorMySQL).References {
+		if keep[r.Table] {
+			v.References = append(v.References, r)
+		}
+	}
+	return v
 }
 
 // TestReverifyByFlavor: without the test hook, the engine verifies the
@@ -116,42 +141,56 @@ func TestNoteTables(t *testing.T) {
 	}
 }
 
-// TestPlanCovered pins the check of the tabular plan against the note: a
-// query block the note does not print is accepted only when its tables
-// are named like the verdict's (or are other blocks' results).
+// TestPlanCovered pins the check of the tabular plan against the note and
+// the verdict's references: when a query block of the plan is not printed
+// in the note, every table row of the plan must be paid for by a
+// reference with its alias, one row per planned use, whatever the table's
+// name, and a row without a table must have read nothing.
 func TestPlanCovered(t *testing.T) {
-	allowed := func(name string) bool { return name == "items" || name == "counter" }
+	ref := func(alias, name string, uses int) verifier.Reference {
+		return verifier.Reference{Table: verifier.Table{Schema: "db", Name: name}, Alias: alias, Uses: uses}
+	}
+	itemsAndCounter := []verifier.Reference{ref("counter", "counter", 1), ref("items", "items", 1)}
 	having := "/* select#1 */ select `db`.`items`.`id` AS `id` from `db`.`items` group by `db`.`items`.`id` having 1"
+	cte := "with w as (/* select#3 */ select 1 from `db`.`counter` `c`)/* select#1 */ select 1 from `w` `a` join `w` `b`"
+	cteTwice := []planRow{{1, "<derived3>", ""}, {1, "<derived4>", ""}, {4, "c", ""}, {3, "c", ""}}
 	tests := []struct {
 		name, stmt, note string
 		plan             []planRow
+		refs             []verifier.Reference
 		want             bool
 	}{
 		{"all blocks printed", "s", "/* select#1 */ select 1 from (/* select#2 */ select 1 from `db`.`items`) `d`",
-			[]planRow{{1, "<derived2>"}, {2, "items"}}, true},
+			[]planRow{{1, "<derived2>", ""}, {2, "items", ""}}, nil, true},
 		{"single block without numbers", "s", "select `db`.`items`.`id` from `db`.`items`",
-			[]planRow{{1, "items"}, {1, "items"}}, true},
-		{"semi-join block, verdict table", "s", "select `db`.`items`.`id` from `db`.`items` semi join (`db`.`counter`) where 1",
-			[]planRow{{1, "items"}, {1, "<subquery2>"}, {2, "counter"}}, true},
-		{"HAVING block reading another table", "s", having, []planRow{{1, "items"}, {2, "secret"}}, false},
-		{"HAVING block reading a verdict table", "s", having, []planRow{{1, "items"}, {2, "counter"}}, true},
-		{"HAVING block, aliased: fail closed", "s", having, []planRow{{1, "items"}, {2, "c"}}, false},
-		{"HAVING block without a table", "s", having, []planRow{{1, "items"}, {2, ""}}, true},
-		{"union result", "s", "/* select#1 */ select 1 union /* select#2 */ select 2", []planRow{{1, ""}, {2, ""}, {0, "<union1,2>"}}, true},
-		{"mark inside a literal", "s", "/* select#1 */ select '/* select#2 */' from `db`.`items`", []planRow{{1, "items"}, {2, "secret"}}, false},
-		{"posing as an internal name", "select 1 from `<derived2>`", having, []planRow{{1, "items"}, {2, "<derived2>"}}, false},
-		{"aliased semi-join table", "s", "select `db`.`s`.`a` AS `a` from `db`.`items` `s` semi join (`db`.`counter` `c`) where 1",
-			[]planRow{{1, "s"}, {1, "<subquery2>"}, {2, "c"}}, true},
+			[]planRow{{1, "items", ""}, {1, "items", ""}}, nil, true},
+		{"HAVING block reading another table", "s", having, []planRow{{1, "items", ""}, {2, "secret", ""}}, itemsAndCounter, false},
+		{"HAVING block reading a verdict reference", "s", having, []planRow{{1, "items", ""}, {2, "counter", ""}}, itemsAndCounter, true},
+		{"HAVING block, aliased reference", "s", having, []planRow{{1, "items", ""}, {2, "c", ""}},
+			[]verifier.Reference{ref("c", "counter", 1), ref("items", "items", 1)}, true},
+		{"HAVING block aliased as an allowed table", "s", having, []planRow{{1, "items", ""}, {2, "items", ""}},
+			[]verifier.Reference{ref("items", "items", 1)}, false},
+		{"HAVING block, alias case folded", "s", having, []planRow{{1, "items", ""}, {2, "C", ""}},
+			[]verifier.Reference{ref("c", "counter", 1), ref("items", "items", 1)}, true},
+		{"HAVING block without a table", "s", having, []planRow{{1, "items", ""}, {2, "", "No tables used"}}, itemsAndCounter, true},
+		{"HAVING block answered while planning, a spare reference", "s", having, []planRow{{1, "items", ""}, {2, "", "Select tables optimized away"}}, itemsAndCounter, true},
+		{"HAVING block answered while planning, no spare reference", "s", having, []planRow{{1, "items", ""}, {2, "", "Select tables optimized away"}},
+			[]verifier.Reference{ref("items", "items", 1)}, false},
+		{"two blocks answered while planning, one spare reference", "s", having, []planRow{{1, "", "Select tables optimized away"}, {2, "", "Select tables optimized away"}},
+			[]verifier.Reference{ref("items", "items", 1)}, false},
+		{"no references", "s", having, []planRow{{1, "items", ""}, {2, "counter", ""}}, nil, false},
+		{"CTE copy planned twice", "s", cte, cteTwice, []verifier.Reference{ref("c", "counter", 2)}, true},
+		{"CTE copy beyond its uses", "s", cte, cteTwice, []verifier.Reference{ref("c", "counter", 1)}, false},
+		{"union result", "s", "/* select#1 */ select 1 union /* select#2 */ select 2",
+			[]planRow{{1, "", "No tables used"}, {2, "", "No tables used"}, {0, "<union1,2>", ""}}, nil, true},
+		{"mark inside a literal", "s", "/* select#1 */ select '/* select#2 */' from `db`.`items`", []planRow{{1, "items", ""}, {2, "secret", ""}}, itemsAndCounter, false},
+		{"posing as an internal name", "select 1 from `<derived2>`", having, []planRow{{1, "items", ""}, {2, "<derived2>", ""}}, itemsAndCounter, false},
 		{"semi-join alias borrowed by a HAVING block", "s", "/* select#1 */ select `db`.`s`.`a` AS `a` from `db`.`items` `s` semi join (`db`.`counter` `c`) group by `db`.`s`.`a` having 1",
-			[]planRow{{1, "s"}, {1, "<subquery2>"}, {2, "c"}, {3, "c"}}, false},
-		{"two semi-join tables", "s", "select 1 from `db`.`items` semi join (`db`.`counter` `c` join `db`.`items` `i`) where 1",
-			[]planRow{{1, "items"}, {2, "c"}, {2, "i"}}, true},
-		{"semi join inside a literal", "s", "/* select#1 */ select 'semi join (`db`.`counter` `c`)' from `db`.`items` group by 1 having 1",
-			[]planRow{{1, "items"}, {2, "c"}}, false},
-		{"internal name in an unprinted block", "s", having, []planRow{{1, "items"}, {2, "<subquery3>"}, {3, "counter"}}, true},
+			[]planRow{{1, "s", ""}, {1, "<subquery2>", ""}, {2, "c", ""}, {3, "c", ""}}, []verifier.Reference{ref("c", "counter", 1), ref("s", "items", 1)}, false},
+		{"internal name in an unprinted block", "s", having, []planRow{{1, "items", ""}, {2, "<subquery3>", ""}, {3, "counter", ""}}, itemsAndCounter, true},
 	}
 	for _, tt := range tests {
-		if got := planCovered(tt.plan, tt.stmt, tt.note, map[string]bool{"db": true}, allowed); got != tt.want {
+		if got := planCovered(tt.plan, tt.stmt, tt.note, tt.refs); got != tt.want {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}

@@ -95,8 +95,9 @@ func (e *Engine) lockAndIdentify(ctx context.Context, tables []verifier.Table) (
 		}
 		if db != "" {
 			// A default database: not returned to the pool (see
-			// Engine.tainted). With no row, the full proof reads it.
-			e.tainted = true
+			// Engine.tainted), and the read refused (Engine.defaultDB).
+			// With no row, the full proof reads it.
+			e.tainted, e.defaultDB = true, true
 		}
 		for _, i := range byName[v[0]] {
 			out[i] = append([]string(nil), v[1:]...)

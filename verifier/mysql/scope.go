@@ -1,6 +1,7 @@
 package mysql
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/dbeast/dbeast/verifier"
@@ -18,6 +19,94 @@ type ctes struct {
 	// the same WITH. A reference to a hidden name is refused, since the
 	// servers may read it as an outer CTE or as a base table.
 	hidden bool
+	// use counts the references to the CTE (nil for a hidden name).
+	use *cteUse
+}
+
+// cteUse records where a CTE is referenced, so that the references in its
+// body can be counted once per time the server plans the body: MariaDB
+// plans a CTE's body again for every reference after the first (a
+// re-parsed copy), and its EXPLAIN lists each copy's tables.
+type cteUse struct {
+	// in holds, for each reference to the CTE, the CTE whose body holds
+	// that reference (nil for the statement's own query blocks).
+	in []*cteUse
+	// plans is the memoized planCount, 0 until computed.
+	plans int
+}
+
+// maxPlans caps a reference's count: nested CTEs each referenced twice
+// double it per level.
+const maxPlans = 1 << 20
+
+// planCount returns how many times the server plans a body walked in u
+// (nil: the statement itself, once): the sum over u's references of the
+// counts of the bodies holding them. A CTE nobody references is not
+// planned (0).
+func (u *cteUse) planCount() int {
+	if u == nil {
+		return 1
+	}
+	if u.plans > 0 {
+		return u.plans
+	}
+	n := 0
+	for _, in := range u.in {
+		n += in.planCount()
+		if n > maxPlans {
+			n = maxPlans
+			break
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	u.plans = n
+	return n
+}
+
+// tableRef is one physical table reference seen by the walk: its table,
+// its alias and the CTE body it stands in (nil outside any).
+type tableRef struct {
+	table verifier.Table
+	alias string
+	in    *cteUse
+}
+
+// references returns the verdict's References: every physical table
+// reference by alias and table, with the number of times it is planned,
+// sorted; references in a CTE nobody references are left out.
+func (w *walker) references() []verifier.Reference {
+	type key struct {
+		alias string
+		table verifier.Table
+	}
+	uses := map[key]int{}
+	for _, r := range w.refs {
+		n := r.in.planCount()
+		if n == 0 {
+			continue
+		}
+		k := key{r.alias, r.table}
+		if uses[k]+n > maxPlans {
+			n = maxPlans - uses[k]
+		}
+		uses[k] += n
+	}
+	if len(uses) == 0 {
+		return nil
+	}
+	out := make([]verifier.Reference, 0, len(uses))
+	for k, n := range uses {
+		out = append(out, verifier.Reference{Table: k.table, Alias: k.alias, Uses: n})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Alias != out[j].Alias {
+			return out[i].Alias < out[j].Alias
+		}
+		return out[i].Table.Less(out[j].Table)
+	})
+	return out
 }
 
 // find looks name up in the chain. It reports found when a visible CTE

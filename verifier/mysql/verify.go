@@ -97,5 +97,6 @@ func verify(in verifier.Input, normalized bool) (*verifier.Verdict, error) {
 		return nil, err
 	}
 	w.b.Fill(v)
+	v.References = w.references()
 	return v, nil
 }

@@ -84,6 +84,10 @@ type walker struct {
 	depth    int
 	noSubq   bool // table_write: subqueries are refused
 	inSelect bool // inside an ORDER BY / GROUP BY / HAVING item
+	// cur is the CTE whose body is being walked (nil outside any); refs
+	// are the physical table references seen (see references).
+	cur  *cteUse
+	refs []tableRef
 	// last is the outputs of the query expression walked last.
 	last *outputs
 	// written and substituted are the expression sizes of the whole
@@ -253,12 +257,17 @@ func (w *walker) with(n *ast.WithClause, c *ctes, outer *scope) (*ctes, error) {
 		for j := len(n.CTEs) - 1; j >= i; j-- {
 			inBody = &ctes{parent: inBody, name: n.CTEs[j].Name.O, hidden: true}
 		}
-		if err := w.resultSet(cte.Query.Query, inBody, outer); err != nil {
+		use := &cteUse{}
+		prevCur := w.cur
+		w.cur = use
+		err := w.resultSet(cte.Query.Query, inBody, outer)
+		w.cur = prevCur
+		if err != nil {
 			return nil, err
 		}
 		out := renamed(w.last, cte.ColNameList)
-		visible = &ctes{parent: visible, name: cte.Name.O, out: out}
-		c = &ctes{parent: c, name: cte.Name.O, out: out}
+		visible = &ctes{parent: visible, name: cte.Name.O, out: out, use: use}
+		c = &ctes{parent: c, name: cte.Name.O, out: out, use: use}
 	}
 	return c, nil
 }
@@ -575,6 +584,9 @@ func (w *walker) fromItem(n ast.ResultSetNode, c *ctes, sc *scope, ons *[]func()
 		if n.AsName.O != "" {
 			src.name = n.AsName.O
 		}
+		if src.table != nil {
+			w.refs = append(w.refs, tableRef{table: *src.table, alias: src.name, in: w.cur})
+		}
 		for _, o := range sc.sources {
 			if strings.EqualFold(o.name, src.name) {
 				return verifier.Refuse(verifier.CodeDuplicateAlias)
@@ -623,6 +635,9 @@ func (w *walker) tableName(n *ast.TableName, c *ctes) (*verifier.Table, *ctes, e
 	schema := n.Schema.O
 	if schema == "" {
 		if cte, ok := c.find(n.Name.O); ok {
+			if cte.use != nil {
+				cte.use.in = append(cte.use.in, w.cur)
+			}
 			return nil, cte, nil
 		}
 		return nil, nil, verifier.Refuse(verifier.CodeUnqualifiedTable)
