@@ -340,7 +340,12 @@ func (e *Engine) readLocked(ctx context.Context, req engines.ReadRequest, ent *p
 	if guarded {
 		e.pool.cache.putGuard(gkey)
 	}
-	e.reusable = true
+	// A read that may have loaded time-zone data (the verdict's
+	// ZoneNames: a zone name in a constant) leaves it in the backend's
+	// zone cache, about 24 KB a name, for the life of the connection:
+	// such a connection is retired, so pooling adds no lasting cost to a
+	// per-statement one (issue 29; verifier/postgres/cost.go).
+	e.reusable = !v.ZoneNames
 	for st := range reset {
 		e.reusable = e.reusable && st.done
 	}

@@ -36,5 +36,7 @@ const (
 	ReasonNotTableWrite    engines.Reason = "the statement is not a verified single-table write"
 	// ReasonCatalogTampered: catalogguard.go.
 	ReasonCatalogTampered engines.Reason = "the database changes what built-in types or operators do (user-defined casts, operators or operator classes on built-in types)"
+	// ReasonMessageTooLarge: encode.go's maxMessageBytes.
+	ReasonMessageTooLarge engines.Reason = "the server sent a row or value larger than the 16 MiB the engine reads in one message"
 	ReasonServerVersion   engines.Reason = "the server is older than PostgreSQL 13, the oldest version dbeast is tested with, or does not report its version"
 )
