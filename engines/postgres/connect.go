@@ -369,8 +369,14 @@ func mapErr(ctx context.Context, err error) *engines.Error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		switch pgErr.Code {
-		case "57014": // query_canceled: the server-side statement timeout
-			return engines.NewError(engines.CodeTimeout, engines.ReasonTimeout, err)
+		case "57014":
+			// query_canceled while ctx is alive: not the engine's own
+			// statement timeout, which is ctx's remaining time plus a
+			// margin (timeoutMillis), so ctx always ends first. Someone
+			// else cancelled the statement (pg_cancel_backend, an
+			// administrator's tool); it was reported as the 30-second
+			// timeout (issue 29).
+			return engines.NewError(engines.CodeFailed, ReasonCancelledOnServer, err)
 		case "55P03":
 			return engines.NewError(engines.CodeFailed, ReasonLockTimeout, err)
 		case "42501":
