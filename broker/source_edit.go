@@ -41,6 +41,9 @@ type SourceHealth struct {
 	OK       bool           `json:"ok"`
 	Code     engines.Code   `json:"code,omitempty"`
 	Reason   engines.Reason `json:"reason,omitempty"`
+	// Warnings are the engine's static warnings about bounds the source
+	// cannot enforce (engines.HealthWarner); they do not make it unhealthy.
+	Warnings []engines.Reason `json:"warnings,omitempty"`
 }
 
 // UpdateSource applies an edit. A change of where or as whom the source
@@ -285,13 +288,16 @@ func (b *Broker) TestSource(ctx context.Context, id string) (SourceHealth, error
 	} else {
 		ctx, cancel := context.WithTimeout(ctx, engines.SetupDeadline)
 		eng, err := drv.Open(ctx, src)
-		cancel()
 		if err != nil {
 			e := engines.AsError(err)
 			h = SourceHealth{Code: e.Code, Reason: e.Reason}
 		} else {
+			if hw, ok := eng.(engines.HealthWarner); ok {
+				h.Warnings, _ = hw.HealthWarnings(ctx) // a failed check warns of nothing
+			}
 			eng.Close()
 		}
+		cancel()
 	}
 	h.TestedAt = b.cfg.now().UTC()
 	b.mu.Lock()
