@@ -2,16 +2,20 @@ package broker
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dbeast/dbeast/engines"
 	"github.com/dbeast/dbeast/engines/postgres"
+	"github.com/dbeast/dbeast/verifier"
 )
 
 // readBudget is the documented broker memory bound of one read
@@ -86,5 +90,38 @@ func TestLargeCellThroughBroker(t *testing.T) {
 	warned := len(h.Warnings) == 1 && h.Warnings[0] == postgres.ReasonNoTempFileLimit
 	if !h.OK || warned != (super != "on") {
 		t.Fatalf("source health %+v for a superuser account: %s", h, super)
+	}
+}
+
+// TestCostBoundsRefusedThroughBroker: the verifier's cost bounds reach an
+// agent on a PostgreSQL source as unsupported_safe_read with the bound's
+// message, before anything runs: the CUBE of nine columns (512 grouping
+// sets, which PostgreSQL would expand before its own check of 4,096),
+// five string aggregates, and 257 distinct zone strings.
+func TestCostBoundsRefusedThroughBroker(t *testing.T) {
+	dsn := os.Getenv("DBEAST_TEST_POSTGRES_DSN")
+	if dsn == "" {
+		t.Skip("DBEAST_TEST_POSTGRES_DSN is not set: the PostgreSQL cost bounds through the broker need a live server")
+	}
+	e := tpchEnv(t, map[string]any{"kind": engines.Postgres, "dsn": dsn})
+	a := e.agent("cost")
+	e.share(a.connID, LevelRead)
+	zones := make([]string, 257)
+	for i := range zones {
+		zones[i] = "'2024-01-01 00:00 UTC+" + strconv.Itoa(i/60) + ":" + strconv.Itoa(i%60) + "'"
+	}
+	for _, c := range []struct {
+		sql  string
+		code verifier.Code
+	}{
+		{"SELECT count(*) FROM public.orders GROUP BY CUBE (a, b, c, d, e, f, g, h, i)", verifier.CodeTooManyGroupingSets},
+		{"SELECT string_agg(a, ','), string_agg(b, ','), array_agg(c), array_agg(d), array_agg(e) FROM public.orders", verifier.CodeTooManyGrowthAggregates},
+		{"SELECT count(*) FROM public.orders WHERE ts IN (" + strings.Join(zones, ", ") + ")", verifier.CodeTooManyDateTimeStrings},
+	} {
+		m, code := a.call("query_sql", map[string]any{"source_id": e.srcID, "sql": c.sql})
+		raw, _ := json.Marshal(m)
+		if code != CodeUnsupportedSafeRead || !strings.Contains(string(raw), verifier.Refuse(c.code).Message) {
+			t.Errorf("%.60s…: %q %s, want unsupported_safe_read with the %s message", c.sql, code, raw, c.code)
+		}
 	}
 }
