@@ -157,3 +157,42 @@ func TestLargeCellBoundedAtSource(t *testing.T) {
 		t.Fatalf("peak RSS %d kB above the level before the read, budget %d kB", peak-before, readBudget>>10)
 	}
 }
+
+// TestGrowthAggregateReadLeavesNoLastingCost: a read with the four growth
+// aggregates the verifier allows, each building a 4 MB value on the
+// server, runs, and the backend it used is back in the pool under
+// pooledBackendBudget; a fifth aggregate is refused before anything runs
+// (four side by side took a backend to 1.5 GB in 3 s).
+func TestGrowthAggregateReadLeavesNoLastingCost(t *testing.T) {
+	plant(t, []string{`CREATE SCHEMA dbeast_costagg`,
+		`CREATE TABLE dbeast_costagg.t AS SELECT g AS id, pg_catalog.repeat('z', 4096) AS s FROM pg_catalog.generate_series(1, 1000) g`},
+		[]string{`DROP SCHEMA IF EXISTS dbeast_costagg CASCADE`})
+	four := "SELECT length(string_agg(t.s, ',')) AS a, length(string_agg(t.s, ';')) AS b, length(array_agg(t.s)::text) AS c, length(array_agg(t.s ORDER BY t.id)::text) AS d FROM dbeast_costagg.t AS t"
+	if _, err := dialect.Verify(verifier.Input{Dialect: verifier.Postgres, SQL: strings.Replace(four, " FROM", ", length(string_agg(t.s, '.')) AS e FROM", 1)}); err == nil {
+		t.Fatal("five growth aggregates were accepted")
+	}
+	v, err := dialect.Verify(verifier.Input{Dialect: verifier.Postgres, SQL: four})
+	if err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	src := advSource(t, "aggs", nil)
+	e := advOpen(t, src)
+	res, _, err := e.Read(context.Background(), engines.ReadRequest{Verdict: v})
+	if err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	pid := e.pg.PID()
+	e.Close()
+	if got := fmt.Sprint(res.Rows); got != "[[4096999 4096999 4097001 4097001]]" {
+		t.Errorf("rows %s", got)
+	}
+	pooled := idlePIDs(src)
+	if len(pooled) != 1 || pooled[0] != pid {
+		t.Fatalf("the read's backend %d is not the pooled one (%v)", pid, pooled)
+	}
+	kb := backendAnonKB(t, pid)
+	t.Logf("pooled backend: %d kB", kb)
+	if kb > pooledBackendBudget>>10 {
+		t.Errorf("pooled backend holds %d kB after the read, budget %d kB", kb, pooledBackendBudget>>10)
+	}
+}
