@@ -215,6 +215,10 @@ func (w *walker) aExpr(a *pg_query.A_Expr, sc *scope, env *cteEnv, ctx exprCtx) 
 			// x LIKE p ESCAPE e: the grammar's like_escape(p, e) call,
 			// the built-in that rewrites the pattern to the default
 			// escape (issue 29: it was refused as an unknown function).
+			// Writes keep the contract's functions.
+			if w.write {
+				return refuse(verifier.CodeFunctionNotAllowed)
+			}
 			w.b.AddFunction("like_escape")
 			if err := w.expr(a.Lexpr, sc, env, ctx); err != nil {
 				return err
