@@ -34,7 +34,10 @@ func TestServerCancelIsNotTimeout(t *testing.T) {
 	e := advOpen(t, src)
 	pid := e.pg.PID()
 	c := adminConn(t)
+	done := make(chan struct{})
+	defer func() { <-done }() // before the cleanups close c
 	go func() {
+		defer close(done)
 		for range 200 {
 			var n int
 			// Cancel once the read waits for the lock.
