@@ -151,6 +151,11 @@ type Verdict struct {
 	Functions []string `json:"functions"`
 	// Target is the written table in ModeTableWrite, nil otherwise.
 	Target *Table `json:"target,omitempty"`
+	// ZoneNames reports whether the query may make the server load time
+	// zone data it keeps for the life of the connection (PostgreSQL: a
+	// zone name in a constant, verifier/postgres/cost.go). An engine that
+	// pools connections retires the connection after such a read.
+	ZoneNames bool `json:"zone_names,omitempty"`
 }
 
 // Reference is one table reference of a statement: the table, the alias
@@ -375,7 +380,7 @@ var PostgresFunctions = union(ContractFunctions, setOf(`greatest least
 	substring substr btrim ltrim rtrim concat concat_ws replace left right
 	position strpos lpad rpad split_part initcap
 	extract date_part date_trunc age to_char make_date now
-	string_agg array_agg stddev stddev_pop stddev_samp variance var_pop var_samp
+	like_escape string_agg array_agg stddev stddev_pop stddev_samp variance var_pop var_samp
 	bool_and bool_or every percentile_cont percentile_disc mode
 	row_number rank dense_rank ntile percent_rank cume_dist lag lead
 	first_value last_value nth_value`))

@@ -52,6 +52,11 @@ INSERT INTO dbeast_pgengine.ct2 VALUES (1, 'other')`
 		{"view reads another table", viewRead, "CREATE OR REPLACE VIEW dbeast_pgengine.cv AS SELECT id, name FROM dbeast_pgengine.ct2", "", "other"},
 		{"view calls a volatile function", viewRead, "CREATE OR REPLACE VIEW dbeast_pgengine.cv AS SELECT id, dbeast_pgengine.lower(name) AS name FROM dbeast_pgengine.ct", ReasonViewDefinition, ""},
 		{"view's table gets RLS", viewRead, "ALTER TABLE dbeast_pgengine.ct ENABLE ROW LEVEL SECURITY", ReasonRLS, ""},
+		// The statement no longer prepares: the fresh proof says why
+		// (issue 29: this was "the statement failed on the server").
+		{"column dropped", tableRead, "ALTER TABLE dbeast_pgengine.ct DROP COLUMN name", engines.ReasonColumnMissing, ""},
+		{"column renamed", tableRead, "ALTER TABLE dbeast_pgengine.ct RENAME COLUMN name TO label", engines.ReasonColumnMissing, ""},
+		{"view loses a column", viewRead, "DROP VIEW dbeast_pgengine.cv; CREATE VIEW dbeast_pgengine.cv AS SELECT id FROM dbeast_pgengine.ct", engines.ReasonColumnMissing, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -117,7 +117,7 @@ func (e *Engine) catalogSteps(p *pipeline, created *[]*step) *step {
 	guard := e.statement(p, catalogQuery, nil, created)
 	p.query("ROLLBACK TO SAVEPOINT " + catalogSavepoint)
 	p.query("RELEASE SAVEPOINT " + catalogSavepoint)
-	e.statement(p, tempFileLimit, nil, created)
+	e.statement(p, e.tempFileLimitSQL(), nil, created) // templimit.go
 	return guard
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/dbeast/dbeast/engines"
 )
@@ -73,6 +75,11 @@ func parseConfig(dsn string) (*pgx.ConnConfig, error) {
 	// A backstop for every statement on this connection; reads and writes
 	// set a tighter one from their own deadline.
 	cfg.RuntimeParams["statement_timeout"] = strconv.Itoa(int((engines.OperationDeadline + time.Second) / time.Millisecond))
+	cfg.BuildFrontend = func(r io.Reader, w io.Writer) *pgproto3.Frontend {
+		f := pgproto3.NewFrontend(r, w)
+		f.SetMaxBodyLen(maxMessageBytes) // encode.go
+		return f
+	}
 	cfg.BuildContextWatcherHandler = func(pg *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: pg, DeadlineDelay: cancelDeadlineDelay}
 	}
@@ -355,11 +362,21 @@ func mapErr(ctx context.Context, err error) *engines.Error {
 		}
 		return engines.NewError(engines.CodeCancelled, engines.ReasonCancelled, err)
 	}
+	var tooLong *pgproto3.ExceededMaxBodyLenErr
+	if errors.As(err, &tooLong) {
+		return engines.NewError(engines.CodeLimit, ReasonMessageTooLarge, err)
+	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		switch pgErr.Code {
-		case "57014": // query_canceled: the server-side statement timeout
-			return engines.NewError(engines.CodeTimeout, engines.ReasonTimeout, err)
+		case "57014":
+			// query_canceled while ctx is alive: not the engine's own
+			// statement timeout, which is ctx's remaining time plus a
+			// margin (timeoutMillis), so ctx always ends first. Someone
+			// else cancelled the statement (pg_cancel_backend, an
+			// administrator's tool); it was reported as the 30-second
+			// timeout (issue 29).
+			return engines.NewError(engines.CodeFailed, ReasonCancelledOnServer, err)
 		case "55P03":
 			return engines.NewError(engines.CodeFailed, ReasonLockTimeout, err)
 		case "42501":

@@ -14,6 +14,22 @@ import (
 // bytea_output = 'hex') is decoded into engines.Binary.
 const oidBytea = 17
 
+// maxMessageBytes bounds every message the engine accepts from the
+// server (pgproto3's maximum body length, set for every connection in
+// parseConfig). pgx's own default is about 1 GB, and it reads a whole
+// message before the engine sees any cell of it: a 600 MB cell took the
+// broker to 1.17 GB of RSS before the 64 KiB cell limit could apply
+// (issue 29). 16 MiB holds any row of the contract's result (64 cells of
+// at most 64 KiB, in bytea's hex text twice that) many times over, and
+// the engine's own catalog answers (the function guard's EXPLAIN, FORMAT
+// JSON, is one value; a view definition another). A longer message ends
+// the operation as limit_exceeded (ReasonMessageTooLarge) after its
+// 5-byte header, with nothing of its body read, and pgconn closes the
+// connection (the rest of the message is still on the socket). One read
+// then costs the broker at most about this much for the message plus one
+// cell's copy (collect checks a cell's length before copying it).
+const maxMessageBytes = 16 << 20
+
 // textFormat asks for every result column in the server's text format, so
 // a value is exactly what the server prints: no float conversion, no
 // driver reformatting of numeric, timestamps, intervals, arrays or jsonb.
@@ -52,6 +68,10 @@ func columnNames(fds []pgconn.FieldDescription) []string {
 func collect(rr *pgconn.ResultReader, lim engines.Limits) (*engines.ResultBuilder, pgconn.CommandTag, error) {
 	fds := rr.FieldDescriptions()
 	b := engines.NewResultBuilder(columnNames(fds), lim)
+	maxCell := lim.MaxCellBytes
+	if maxCell <= 0 {
+		maxCell = engines.DefaultMaxCellBytes
+	}
 	more := true
 	var cellErr error
 	for rr.NextRow() {
@@ -61,6 +81,13 @@ func collect(rr *pgconn.ResultReader, lim engines.Limits) (*engines.ResultBuilde
 		vals := rr.Values()
 		row := make([]any, len(vals))
 		for i, v := range vals {
+			// Refused before it is copied: a text value is its length, a
+			// bytea's hex text (\x and two digits a byte) two more than
+			// the ResultBuilder counts for it.
+			if len(v) > maxCell+2 {
+				cellErr = engines.NewError(engines.CodeLimit, engines.ReasonCellTooLarge, nil)
+				break
+			}
 			c, err := encodeCell(fds[i], v)
 			if err != nil {
 				cellErr = err

@@ -152,6 +152,10 @@ func (e *Engine) Read(ctx context.Context, req engines.ReadRequest) (*engines.Re
 				cached, ent = false, nil
 				continue
 			}
+			var pf *prepareFailed
+			if errors.As(err, &pf) {
+				return nil, nil, pf.mapped
+			}
 			return nil, nil, engines.NewError(engines.CodeFailed, ReasonChangedDuring, nil)
 		}
 		if err != nil {
@@ -167,6 +171,19 @@ func (e *Engine) Read(ctx context.Context, req engines.ReadRequest) (*engines.Re
 // errStale is a private cause: the re-proof under the reading snapshot did
 // not reproduce the first proof's identities.
 var errStale = errors.New("postgres: the first proof is stale")
+
+// prepareFailed is a private cause: the statement did not prepare with a
+// name-resolution or type error (SQLSTATE class 42). The verifier's
+// statement prepares on the relations its first proof saw, so over a
+// cached first proof it means the relations changed (a column dropped or
+// renamed): the read starts over with a fresh proof, which refuses with
+// the reason (ReasonColumnMissing) instead of "failed on the server"
+// (issue 29). Over a fresh proof it is the server's error, mapped.
+type prepareFailed struct{ mapped *engines.Error }
+
+func (p *prepareFailed) Error() string        { return "postgres: the statement did not prepare" }
+func (p *prepareFailed) Is(target error) bool { return target == errStale }
+func (p *prepareFailed) Unwrap() error        { return p.mapped }
 
 // firstProof proves the verdict's tables in their own transaction and
 // records the catalog queries it ran.
@@ -236,6 +253,10 @@ func (e *Engine) readLocked(ctx context.Context, req engines.ReadRequest, ent *p
 		}
 		if failed == catalog {
 			return nil, nil, catalogErr(ctx, err)
+		}
+		var pgErr *pgconn.PgError
+		if failed == prep && ctx.Err() == nil && errors.As(err, &pgErr) && strings.HasPrefix(pgErr.Code, "42") {
+			return nil, nil, &prepareFailed{mapped: mapErr(ctx, err)}
 		}
 		return nil, nil, mapErr(ctx, err)
 	}
@@ -340,7 +361,12 @@ func (e *Engine) readLocked(ctx context.Context, req engines.ReadRequest, ent *p
 	if guarded {
 		e.pool.cache.putGuard(gkey)
 	}
-	e.reusable = true
+	// A read that may have loaded time-zone data (the verdict's
+	// ZoneNames: a zone name in a constant) leaves it in the backend's
+	// zone cache, about 24 KB a name, for the life of the connection:
+	// such a connection is retired, so pooling adds no lasting cost to a
+	// per-statement one (issue 29; verifier/postgres/cost.go).
+	e.reusable = !v.ZoneNames
 	for st := range reset {
 		e.reusable = e.reusable && st.done
 	}

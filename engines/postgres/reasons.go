@@ -35,6 +35,9 @@ const (
 	ReasonUnlistedRelation engines.Reason = "the statement reads a relation the verified query does not list"
 	ReasonNotTableWrite    engines.Reason = "the statement is not a verified single-table write"
 	// ReasonCatalogTampered: catalogguard.go.
-	ReasonCatalogTampered engines.Reason = "the database changes what built-in types or operators do (user-defined casts, operators or operator classes on built-in types)"
+	ReasonCatalogTampered   engines.Reason = "the database changes what built-in types or operators do (user-defined casts, operators or operator classes on built-in types)"
+	ReasonCancelledOnServer engines.Reason = "the statement was cancelled on the server by another session or an administrator"
+	// ReasonMessageTooLarge: encode.go's maxMessageBytes.
+	ReasonMessageTooLarge engines.Reason = "the server sent a row or value larger than the 16 MiB the engine reads in one message"
 	ReasonServerVersion   engines.Reason = "the server is older than PostgreSQL 13, the oldest version dbeast is tested with, or does not report its version"
 )

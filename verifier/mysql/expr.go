@@ -157,7 +157,10 @@ func (w *walker) expr(e ast.ExprNode, c *ctes, sc *scope) (ast.ExprNode, error) 
 			// db.f(…) is a stored function.
 			return nil, verifier.Refuse(verifier.CodeFunctionNotAllowed)
 		case name == ast.DateLiteral || name == ast.TimeLiteral || name == ast.TimestampLiteral:
-			return n, typedLiteral(n)
+			if err := typedLiteral(n); err != nil {
+				return nil, err
+			}
+			return n, w.costLiteral(n)
 		case !isASCII(n.FnName.O):
 			// FnName.L is Go's lower case: "mİn" (U+0130) becomes "min",
 			// but the server calls a stored function "MİN".

@@ -354,6 +354,9 @@ const maxConcatArgs = 16
 func (w *walker) aggregate(name string, n *ast.AggregateFuncExpr, c *ctes, sc *scope) error {
 	args := n.Args
 	if name == "group_concat" {
+		if err := w.costs.GrowthAggregate(); err != nil {
+			return err
+		}
 		if len(args) < 2 || len(args) > maxConcatArgs+1 {
 			return verifier.Refuse(verifier.CodeConstructNotAllowed)
 		}

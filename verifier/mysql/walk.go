@@ -93,6 +93,8 @@ type walker struct {
 	// written and substituted are the expression sizes of the whole
 	// statement as written and after substitution (see grow).
 	written, substituted int
+	// costs is the cost model's count (cost.go).
+	costs verifier.Cost
 }
 
 func (w *walker) enter() error {
@@ -350,6 +352,9 @@ func (w *walker) selectStmt(n *ast.SelectStmt, c *ctes, outer *scope) error {
 		// WITH ROLLUP adds one super-aggregate row per grouping level:
 		// at most len(items)+1 times the groups, all built in.
 		if err := w.byItems(n.GroupBy.Items, c, sc); err != nil {
+			return err
+		}
+		if err := w.costGroupBy(n.GroupBy); err != nil {
 			return err
 		}
 	}

@@ -128,6 +128,11 @@ func (w *walker) typeCast(tc *pg_query.TypeCast, sc *scope, env *cteEnv, ctx exp
 	if dateTimeTypes[base] && !dateTimeSource(tc.Arg) {
 		return refuse(verifier.CodeCastNotAllowed)
 	}
+	if dateTimeTypes[base] {
+		if err := w.costDateTime(tc.Arg, false); err != nil {
+			return err
+		}
+	}
 	// char(n) pads every value to n characters: a growth function when n
 	// is large (growth.go).
 	grows := false

@@ -55,7 +55,10 @@ func (w *walker) expr(n *pg_query.Node, sc *scope, env *cteEnv, ctx exprCtx) err
 	case *pg_query.Node_ColumnRef:
 		return w.columnRef(v.ColumnRef, sc, top, outNames)
 	case *pg_query.Node_AConst:
-		return checkConst(v.AConst)
+		if err := checkConst(v.AConst); err != nil {
+			return err
+		}
+		return w.costConst(v.AConst)
 	case *pg_query.Node_AExpr:
 		return w.aExpr(v.AExpr, sc, env, ctx)
 	case *pg_query.Node_BoolExpr:
@@ -208,6 +211,20 @@ func (w *walker) aExpr(a *pg_query.A_Expr, sc *scope, env *cteEnv, ctx exprCtx) 
 		if !likeOps[op] {
 			return refuse(verifier.CodeOperatorNotAllowed)
 		}
+		if esc := likeEscape(a); esc != nil {
+			// x LIKE p ESCAPE e: the grammar's like_escape(p, e) call,
+			// the built-in that rewrites the pattern to the default
+			// escape (issue 29: it was refused as an unknown function).
+			// Writes keep the contract's functions.
+			if w.write {
+				return refuse(verifier.CodeFunctionNotAllowed)
+			}
+			w.b.AddFunction("like_escape")
+			if err := w.expr(a.Lexpr, sc, env, ctx); err != nil {
+				return err
+			}
+			return w.exprs(esc.Args, sc, env, ctx)
+		}
 	case pg_query.A_Expr_Kind_AEXPR_IN:
 		if !compareOps[op] {
 			return refuse(verifier.CodeOperatorNotAllowed)
@@ -244,6 +261,21 @@ func (w *walker) aExpr(a *pg_query.A_Expr, sc *scope, env *cteEnv, ctx exprCtx) 
 		return err
 	}
 	return w.expr(a.Rexpr, sc, env, ctx)
+}
+
+// likeEscape returns the like_escape call of a [NOT] [I]LIKE … ESCAPE …
+// expression, or nil. The grammar builds it as pg_catalog.like_escape at
+// the operator's own location; a call the input wrote out has the
+// location of its name, and stays an ordinary (refused) call.
+func likeEscape(a *pg_query.A_Expr) *pg_query.FuncCall {
+	f := a.Rexpr.GetFuncCall()
+	if f == nil || f.Location != a.Location || len(f.Funcname) != 2 || len(f.Args) != 2 ||
+		f.Funcname[0].GetString_().GetSval() != "pg_catalog" || f.Funcname[1].GetString_().GetSval() != "like_escape" ||
+		f.Funcformat != pg_query.CoercionForm_COERCE_EXPLICIT_CALL || f.AggStar || f.AggDistinct || f.FuncVariadic ||
+		f.Over != nil || f.AggFilter != nil || len(f.AggOrder) > 0 || f.AggWithinGroup {
+		return nil
+	}
+	return f
 }
 
 // opName returns an unqualified operator name.

@@ -242,8 +242,16 @@ func (w *walker) callShape(name string, f *pg_query.FuncCall, sc *scope, env *ct
 			return refuse(verifier.CodeFunctionNotAllowed)
 		}
 	}
-	if spec.zoneArg > 0 && spec.zoneArg <= len(f.Args) && !constantArg(f.Args[spec.zoneArg-1], false) {
-		return refuse(verifier.CodeFunctionNotAllowed)
+	if spec.zoneArg > 0 && spec.zoneArg <= len(f.Args) {
+		if !constantArg(f.Args[spec.zoneArg-1], false) {
+			return refuse(verifier.CodeFunctionNotAllowed)
+		}
+		if err := w.costDateTime(f.Args[spec.zoneArg-1], true); err != nil {
+			return err
+		}
+	}
+	if err := w.costCall(name); err != nil {
+		return err
 	}
 	if name == "substring" && !substringPositions(f.Args) {
 		return refuse(verifier.CodeFunctionNotAllowed)

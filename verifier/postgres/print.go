@@ -661,6 +661,14 @@ func (p *printer) aExpr(a *pg_query.A_Expr) {
 		default:
 			p.fail()
 		}
+		if esc := likeEscape(a); esc != nil {
+			p.operand(a.Lexpr)
+			p.s(kw)
+			p.operand(esc.Args[0])
+			p.s(" ESCAPE ")
+			p.operand(esc.Args[1])
+			return
+		}
 		p.binary(a, kw)
 	case pg_query.A_Expr_Kind_AEXPR_IN:
 		kw := " IN ("

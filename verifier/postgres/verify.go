@@ -73,6 +73,7 @@ func check(stmt *pg_query.Node, sql string, mode verifier.Mode, v *verifier.Verd
 		}
 		v.Op = verifier.OpRead
 	}
+	v.ZoneNames = w.zones
 	b.Fill(v)
 	return nil
 }

@@ -27,6 +27,9 @@ type walker struct {
 	// function or the output of one (growth.go); growth functions and
 	// target entries reset it for their own arguments.
 	big bool
+	// costs and zones are the cost model's counts (cost.go).
+	costs verifier.Cost
+	zones bool
 }
 
 // scope is the FROM namespace of one SELECT (or of a write's target).
@@ -309,6 +312,9 @@ func (w *walker) simpleSelect(sel *pg_query.SelectStmt, parent *scope, env *cteE
 		if err := w.groupItem(g, sc, env, out.names()); err != nil {
 			return nil, err
 		}
+	}
+	if err := w.costGroupBy(sel.GroupClause); err != nil {
+		return nil, err
 	}
 	if sel.HavingClause != nil {
 		if err := w.expr(sel.HavingClause, sc, env, exprCtx{}); err != nil {

@@ -20,6 +20,8 @@ type walker struct {
 	// written and substituted are the expression sizes of the statement as
 	// written and after substitution (see grow).
 	written, substituted int
+	// costs is the cost model's count (cost.go).
+	costs verifier.Cost
 }
 
 // withFrame is one WITH clause in scope. SQLite makes every CTE of a WITH
@@ -360,6 +362,7 @@ func (w *walker) expr(e expr, sc *scope) {
 		}
 	case *funcCall:
 		w.b.AddFunction(x.name)
+		w.costCall(x)
 		w.checkGrowth(x, sc)
 		for _, a := range x.args {
 			w.expr(a, sc)
