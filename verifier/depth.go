@@ -92,7 +92,7 @@ func (f *depthFrame) depth() int {
 // CheckDepth refuses, with too_deep, SQL text whose nesting or estimated
 // tree depth exceeds MaxNesting or MaxTreeDepth, reading it as dialect
 // d's lexer does (string literals, quoted identifiers, comments,
-// PostgreSQL's dollar quotes and E'' strings) so that nothing a parser
+// PostgreSQL's dollar quotes and E” strings) so that nothing a parser
 // reads as code is skipped. Every dialect's Verify calls it, in every
 // mode, after CheckText and before its parser. It allocates only the
 // frames of open nesting levels.
@@ -165,23 +165,24 @@ func CheckDepth(d Dialect, sql string) error {
 				break
 			}
 			var lw [8]byte
-			for k := 0; k < len(w); k++ {
-				lw[k] = w[k] | 0x20
+			l := lw[:len(w)]
+			for k := range l {
+				l[k] = w[k] | 0x20 // ASCII lower case; the keywords are letters
 			}
-			word := string(lw[:len(w)])
+			// Comparisons and map lookups of string(l) do not allocate.
 			switch {
-			case word == "case":
+			case string(l) == "case":
 				if !push(true) {
 					return Refuse(CodeTooDeep)
 				}
-			case word == "end" && top.caseLevel:
+			case string(l) == "end" && top.caseLevel:
 				pop()
-			case (word == "when" || word == "then" || word == "else") && top.caseLevel:
+			case (string(l) == "when" || string(l) == "then" || string(l) == "else") && top.caseLevel:
 				top.finish()
-			case (word == "and" || word == "or") && d == Postgres:
+			case (string(l) == "and" || string(l) == "or") && d == Postgres:
 				top.finish()
 				top.bools = true
-			case depthKeywords[word]:
+			case depthKeywords[string(l)]:
 				top.ops++
 			}
 		case c == '(' || c == '[':
@@ -233,7 +234,7 @@ func isWordByte(c byte) bool {
 
 // skipQuoted returns the offset after the quoted text that starts at i
 // (just after its opening quote q). A doubled quote stands for itself;
-// with backslash (PostgreSQL's E'' strings) a backslash escapes the next
+// with backslash (PostgreSQL's E” strings) a backslash escapes the next
 // byte. Unterminated text runs to the end, where the parser refuses it.
 func skipQuoted(sql string, i int, q byte, backslash bool) int {
 	for i < len(sql) {

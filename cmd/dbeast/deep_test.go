@@ -252,11 +252,15 @@ func (s *serveProcess) call(t *testing.T, agentToken, name string, args map[stri
 	}
 }
 
+// deepAll (DBEAST_TEST_DEEP_ALL=1) runs the deep-input tests at every
+// size and in every mode; make test runs the quick form.
+var deepAll = os.Getenv("DBEAST_TEST_DEEP_ALL") != ""
+
 // deepSizes are the sizes a family is sent at: the largest that fits the
 // 64 KiB limit always; with DBEAST_TEST_DEEP_ALL=1, every power of two
 // from 64 up to it as well.
 func deepSizes(max int) []int {
-	if os.Getenv("DBEAST_TEST_DEEP_ALL") == "" {
+	if !deepAll {
 		return []int{max}
 	}
 	var out []int
@@ -306,8 +310,10 @@ var staticRefusal = map[string]bool{
 // TestDeepInputsDoNotKillServe sends every deep and long SQL family of
 // package fuzz, at the largest size under the 64 KiB limit (every power
 // of two too with DBEAST_TEST_DEEP_ALL=1), through a running `dbeast
-// serve` process as query_sql and request_sql, on SQLite, PostgreSQL and
-// MariaDB sources. A deep family must be refused with the static too_deep
+// serve` process as query_sql (and as request_sql: two families, every
+// deep one with DBEAST_TEST_DEEP_ALL=1), on SQLite, PostgreSQL and
+// MariaDB sources. A deep family past the bound (each element adds at
+// least a level) must be refused with the static too_deep
 // (or size) message; a flat one may be anything but a crash; and the
 // process must still be up and answering after each. Before the
 // pre-parse bound, PostgreSQL's first 24,000-operator chain killed the
@@ -344,9 +350,17 @@ func TestDeepInputsDoNotKillServe(t *testing.T) {
 					}
 					for _, n := range deepSizes(sh.MaxN(src.dialect, src.table)) {
 						sql := sh.Build(src.dialect, src.table, n)
-						for _, tool := range []string{"query_sql", "request_sql"} {
+						// request_sql verifies in full mode through the same
+						// bound; the quick run sends it the first chain and
+						// the parentheses, the full run every deep family. A
+						// flat family would only queue for approval.
+						tools := []string{"query_sql", "request_sql"}
+						if !sh.Deep || !deepAll && sh.Name != fuzz.Shapes[0].Name && sh.Name != "parentheses" {
+							tools = tools[:1]
+						}
+						for _, tool := range tools {
 							r := s.call(t, nc.Token, tool, map[string]any{"session_token": tok, "source_id": created.SourceID, "sql": sql})
-							if sh.Deep && !staticRefusal[r.message] {
+							if sh.Deep && n > verifier.MaxTreeDepth && !staticRefusal[r.message] {
 								t.Errorf("%s %s n=%d (%d bytes): not refused as too deep: %+v", tool, sh.Name, n, len(sql), r)
 							}
 							if r.code == "" && r.result == nil {
@@ -368,26 +382,30 @@ func TestDeepInputsDoNotKillServe(t *testing.T) {
 	}
 }
 
-// TestDeepInputsDoNotKillVerify sends every family at the largest size
+// TestDeepInputsDoNotKillVerify sends every deep family at the largest size
 // under the limit (every power of two too with DBEAST_TEST_DEEP_ALL=1)
-// through `dbeast verify --jsonl`, in read, table_write and full mode,
-// per dialect in one process: each line must get a verdict, a deep
+// through `dbeast verify --jsonl`, in read and full mode (table_write
+// with DBEAST_TEST_DEEP_ALL=1), per dialect in one process: each line must get a verdict, a deep
 // family's a too_deep (or size) rejection, and the process must exit 0.
 func TestDeepInputsDoNotKillVerify(t *testing.T) {
 	for _, d := range []verifier.Dialect{verifier.Postgres, verifier.MySQL, verifier.SQLite} {
 		t.Run(string(d), func(t *testing.T) {
 			table := map[verifier.Dialect]string{verifier.Postgres: "public.t", verifier.MySQL: "shop.t", verifier.SQLite: "main.t"}[d]
 			var in bytes.Buffer
-			var deep []bool
+			var deep []bool // per input line: past the bound, so it must be refused
 			enc := json.NewEncoder(&in)
 			for _, sh := range fuzz.Shapes {
-				if !sh.Applies(d) {
-					continue
+				if !sh.Applies(d) || !sh.Deep {
+					continue // flat families: TestShapesAtTheLimit (package fuzz) and the serve test
 				}
 				for _, n := range deepSizes(sh.MaxN(d, table)) {
-					for _, mode := range []verifier.Mode{verifier.ModeRead, verifier.ModeTableWrite, verifier.ModeFull} {
+					modes := []verifier.Mode{verifier.ModeRead, verifier.ModeFull}
+					if deepAll {
+						modes = append(modes, verifier.ModeTableWrite)
+					}
+					for _, mode := range modes {
 						enc.Encode(map[string]string{"sql": sh.Build(d, table, n), "mode": string(mode)})
-						deep = append(deep, sh.Deep)
+						deep = append(deep, n > verifier.MaxTreeDepth)
 					}
 				}
 			}
