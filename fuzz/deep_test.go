@@ -73,7 +73,7 @@ func build(ops []byte) string {
 	expr := "c"
 	for i := 0; i+1 < len(ops) && len(expr) < verifier.MaxSQLBytes; i += 2 {
 		n := int(ops[i+1])*4 + 1
-		switch ops[i] % 14 {
+		switch ops[i] % 15 {
 		case 0:
 			expr = chain(expr, "-", "1", n)
 		case 1:
@@ -102,6 +102,8 @@ func build(ops []byte) string {
 			expr = chain(expr, " /* ) */ -", "1", n)
 		case 13:
 			expr = chain(expr, " IS NULL", "", n)
+		case 14:
+			expr = chain(expr, " BETWEEN 1 AND ", "c", n)
 		}
 	}
 	return "SELECT " + expr + " FROM "
@@ -122,6 +124,7 @@ func FuzzDeepInputs(f *testing.F) {
 	f.Add([]byte{10, 100, 11, 100, 12, 100, 13, 100}, uint8(2))
 	f.Add([]byte{1, 255, 1, 255, 1, 255, 1, 255}, uint8(0))
 	f.Add([]byte{0, 45}, uint8(0))
+	f.Add([]byte{14, 150, 9, 20}, uint8(0))
 	f.Fuzz(func(t *testing.T, ops []byte, modeByte uint8) {
 		if len(ops) > 64 {
 			return

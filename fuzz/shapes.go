@@ -117,6 +117,9 @@ var Shapes = []Shape{
 	{Name: "postfix IS NULL", Deep: true, Build: func(_ verifier.Dialect, t string, n int) string {
 		return selectFrom(chain("c", " IS NULL", "", n), t)
 	}},
+	{Name: "BETWEEN nested right", Deep: true, Build: func(_ verifier.Dialect, t string, n int) string {
+		return selectFrom(chain("1", " BETWEEN 1 AND ", "1", n), t)
+	}},
 	{Name: "concat ||", Deep: true, Build: func(_ verifier.Dialect, t string, n int) string {
 		return selectFrom(chain("'a'", "||", "'a'", n), t)
 	}},

@@ -9,7 +9,10 @@ package verifier
 // stack and killed the process with SIGSEGV before any Go code could
 // refuse it. TiDB's parser (goyacc) and our SQLite parser are Go, whose
 // stacks grow to 1 GB, so they survived the same text by a wide margin,
-// but with no bound that said so. CheckDepth is that bound, for every
+// but with no bound that said so (measured without this bound, 32,750
+// operators or parentheses, the most 64 KiB holds, needed between 1 and
+// 4 MiB of Go stack in either: goyacc's stack is on the heap, and our
+// SQLite parser stops nesting at 800 levels). CheckDepth is that bound, for every
 // dialect, before any parser sees the text: one pass over the bytes, no
 // recursion, memory proportional to the nesting it admits.
 //
@@ -66,6 +69,9 @@ type depthFrame struct {
 	child     int  // the deepest group nested in the current item
 	best      int  // the deepest finished item of this level
 	bools     bool // PostgreSQL: AND or OR separated items here
+	// between counts BETWEENs of the current item still waiting for their
+	// AND, which belongs to them rather than separating items.
+	between int
 }
 
 // item is the estimated depth of the frame's current list item.
@@ -74,7 +80,7 @@ func (f *depthFrame) item() int { return f.ops + f.child }
 // finish ends the current list item.
 func (f *depthFrame) finish() {
 	f.best = max(f.best, f.item())
-	f.ops, f.child = 0, 0
+	f.ops, f.child, f.between = 0, 0, 0
 }
 
 // depth is the estimated depth of the frame's whole group.
@@ -119,31 +125,42 @@ func CheckDepth(d Dialect, sql string) error {
 		top.child = max(top.child, dd)
 	}
 	n := len(sql)
+	// operand reports whether the last token ended an operand (a name,
+	// literal, closing bracket or END), so that the next word may be an
+	// infix keyword; only END's reading depends on it.
+	operand := false
 	for i := 0; i < n; {
 		c := sql[i]
 		switch {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
 			i++
+			continue // whitespace changes nothing
 		case c == '-' && i+1 < n && sql[i+1] == '-' && (d != MySQL || i+2 == n || sql[i+2] <= ' '):
 			// A line comment. MySQL needs a space or control character
 			// after "--"; otherwise it is two minus signs.
 			for i < n && sql[i] != '\n' {
 				i++
 			}
+			continue
 		case c == '#' && d == MySQL:
 			for i < n && sql[i] != '\n' {
 				i++
 			}
+			continue
 		case c == '/' && i+1 < n && sql[i+1] == '*':
 			i = skipBlockComment(sql, i, d == Postgres)
+			continue
 		case c == '\'' || c == '"' || (c == '`' && d != Postgres):
 			i = skipQuoted(sql, i+1, c, false)
+			operand = true
 		case c == '[' && d == SQLite:
 			for i++; i < n && sql[i] != ']'; i++ {
 			}
 			i++
+			operand = true
 		case (c == 'e' || c == 'E') && d == Postgres && i+1 < n && sql[i+1] == '\'':
 			i = skipQuoted(sql, i+2, '\'', true)
+			operand = true
 		case c == '$' && d == Postgres && dollarTagEnd(sql, i) > 0:
 			end := dollarTagEnd(sql, i)
 			tag := sql[i:end]
@@ -152,8 +169,10 @@ func CheckDepth(d Dialect, sql string) error {
 				i++
 			}
 			i += len(tag)
+			operand = true
 		case c >= '0' && c <= '9' || c == '.' && i+1 < n && sql[i+1] >= '0' && sql[i+1] <= '9':
 			i = skipNumber(sql, i)
+			operand = true
 		case isWordByte(c):
 			j := i
 			for j < n && (isWordByte(sql[j]) || sql[j] >= '0' && sql[j] <= '9') {
@@ -162,6 +181,7 @@ func CheckDepth(d Dialect, sql string) error {
 			w := sql[i:j]
 			i = j
 			if len(w) > 8 {
+				operand = true // longer than every keyword: a name
 				break
 			}
 			var lw [8]byte
@@ -170,45 +190,61 @@ func CheckDepth(d Dialect, sql string) error {
 				l[k] = w[k] | 0x20 // ASCII lower case; the keywords are letters
 			}
 			// Comparisons and map lookups of string(l) do not allocate.
+			// A keyword that joins or opens expressions leaves an operand
+			// due; any other word is a name or literal, or ends one.
+			wasOperand := operand
+			operand = false
 			switch {
 			case string(l) == "case":
 				if !push(true) {
 					return Refuse(CodeTooDeep)
 				}
-			case string(l) == "end" && top.caseLevel:
+			case string(l) == "end" && top.caseLevel && wasOperand:
+				// After an operand END closes the CASE; where an operand
+				// is due it is a name (MySQL does not reserve it).
 				pop()
+				operand = true
 			case (string(l) == "when" || string(l) == "then" || string(l) == "else") && top.caseLevel:
 				top.finish()
+			case string(l) == "and" && top.between > 0:
+				top.between-- // x BETWEEN a AND b: right-recursive in every grammar
+				top.ops++
 			case (string(l) == "and" || string(l) == "or") && d == Postgres:
 				top.finish()
 				top.bools = true
 			case depthKeywords[string(l)]:
 				top.ops++
+				if string(l) == "between" {
+					top.between++
+				}
+			default:
+				operand = true
 			}
 		case c == '(' || c == '[':
+			i++
 			if !push(false) {
 				return Refuse(CodeTooDeep)
 			}
+			operand = false
 		case c == ')' || c == ']':
+			i++
 			for top.caseLevel && len(stack) > 1 {
 				pop() // a CASE left open: close it with the bracket
 			}
 			pop()
+			operand = true
 		case c == ',' || c == ';':
+			i++
 			top.finish()
-			i++
-			continue
+			operand = false
 		case c == '.' || c == '$' || c == '?' && d != Postgres:
-			i++
-			continue
+			i++ // qualified names, parameters
 		default:
 			// An operator character: each may be an operator of its own
 			// (PostgreSQL splits "+-" runs; MySQL reads "--1" as two).
+			i++
 			top.ops++
-			i++
-		}
-		if c == '(' || c == '[' || c == ')' || c == ']' {
-			i++
+			operand = false
 		}
 		if tooDeep() {
 			return Refuse(CodeTooDeep)

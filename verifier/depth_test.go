@@ -62,6 +62,15 @@ func TestCheckDepthBounds(t *testing.T) {
 		{"hex takes no exponent sign", sel("0x1e" + strings.Repeat("-0x1e", MaxTreeDepth+1)), all},
 		{"a flat AND chain", "SELECT 1 FROM s.t WHERE " + strings.Repeat("c = 1 AND ", 5000) + "true", []Dialect{MySQL, SQLite}},
 		{"unbalanced closers", sel(strings.Repeat(")", 5000) + "1"), nil},
+		// x BETWEEN a AND b nests to the right with no bracket, and its AND
+		// separates nothing, on PostgreSQL too.
+		{"BETWEEN nested to the right", sel("1" + strings.Repeat(" BETWEEN 1 AND 1", MaxTreeDepth/2+1)), all},
+		{"many BETWEENs side by side", "SELECT 1 FROM s.t WHERE " + strings.Repeat("c BETWEEN 1 AND 2 AND ", 3000) + "true", []Dialect{MySQL, SQLite}},
+		// END where an operand is due is a column (MySQL does not reserve
+		// it), not the end of the CASE.
+		{"END as a name inside nested CASEs", sel(strings.Repeat("CASE WHEN end THEN ", MaxNesting+1) + "1" + strings.Repeat(" END", MaxNesting+1)), all},
+		{"sequential CASEs", sel(strings.Repeat("CASE WHEN c THEN 1 ELSE 2 END + ", 1000) + "1"), all},
+		{"sequential CASEs in a list", sel(strings.Repeat("CASE WHEN c THEN 1 ELSE 2 END, ", 1000) + "1"), nil},
 	}
 	for _, c := range cases {
 		for _, d := range all {
