@@ -429,3 +429,62 @@ func TestDeepInputsDoNotKillVerify(t *testing.T) {
 		})
 	}
 }
+
+// TestDeepInputsAtTheBoundFitAQuarterStack runs `dbeast verify` on a
+// main thread of 2 MiB, a quarter of the default 8 MiB, with every deep
+// family at the largest size the pre-parse bound admits: the deepest
+// trees any parser is ever given. Each must get a verdict and the process
+// must exit 0, so the bound keeps pg_query's recursion at under a quarter
+// of the stack Go's threads have (800 nested subqueries, the costliest
+// form, need between 512 KiB and 1 MiB).
+func TestDeepInputsAtTheBoundFitAQuarterStack(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("sh is not on PATH; it sets the child's stack limit")
+	}
+	for _, d := range []verifier.Dialect{verifier.Postgres, verifier.MySQL, verifier.SQLite} {
+		t.Run(string(d), func(t *testing.T) {
+			table := map[verifier.Dialect]string{verifier.Postgres: "public.t", verifier.MySQL: "shop.t", verifier.SQLite: "main.t"}[d]
+			var in bytes.Buffer
+			lines := 0
+			for _, s := range fuzz.Shapes {
+				if !s.Applies(d) || !s.Deep {
+					continue
+				}
+				// The largest n the bound admits (admission shrinks with n).
+				lo, hi := 0, s.MaxN(d, table)
+				for lo < hi {
+					m := (lo + hi + 1) / 2
+					if verifier.CheckDepth(d, s.Build(d, table, m)) == nil {
+						lo = m
+					} else {
+						hi = m - 1
+					}
+				}
+				if lo < 100 {
+					t.Errorf("%s: the bound admits only n=%d", s.Name, lo)
+				}
+				for _, mode := range []verifier.Mode{verifier.ModeRead, verifier.ModeFull} {
+					b, _ := json.Marshal(map[string]string{"sql": s.Build(d, table, lo), "mode": string(mode)})
+					in.Write(append(b, '\n'))
+					lines++
+				}
+			}
+			raw, _ := json.Marshal([]string{"verify", "--dialect", string(d), "--database", "shop", "--jsonl"})
+			cmd := exec.Command(sh, "-c", `ulimit -s 2048 && exec "$0" "$@"`, os.Args[0], "-test.run=^TestServeChildProcess$", "-test.count=1")
+			cmd.Env = append(os.Environ(), serveChildEnv+"="+string(raw))
+			cmd.Stdin = &in
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			got := strings.Count(stdout.String(), "\n")
+			if err != nil || got != lines {
+				head := stderr.String()
+				if i := strings.Index(head, "\ngoroutine "); i >= 0 {
+					head = head[:i]
+				}
+				t.Fatalf("%d of %d verdicts, %v; stderr:\n%.2000s", got, lines, err, head)
+			}
+		})
+	}
+}
