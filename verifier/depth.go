@@ -12,9 +12,9 @@ package verifier
 // but with no bound that said so (measured without this bound, 32,750
 // operators or parentheses, the most 64 KiB holds, needed between 1 and
 // 4 MiB of Go stack in either: goyacc's stack is on the heap, and our
-// SQLite parser stops nesting at 800 levels). CheckDepth is that bound, for every
-// dialect, before any parser sees the text: one pass over the bytes, no
-// recursion, memory proportional to the nesting it admits.
+// SQLite parser stops nesting at 800 levels). CheckDepth is that bound,
+// for every dialect, before any parser sees the text: one pass over the
+// bytes, no recursion, memory proportional to the nesting it admits.
 //
 // The bounds, in one table (docs/safe-sql.md, "Bounds before parsing",
 // shows the same numbers and why):
@@ -42,8 +42,9 @@ const (
 	// MaxTreeDepth bounds the estimated depth of the parse tree: per
 	// nesting level one, plus, within one list item, one per operator
 	// character and per operator keyword (depthKeywords), plus the
-	// deepest nested group of the item. It never underestimates a tree
-	// the parsers build, so it is a bound on the C recursion in pg_query.
+	// deepest nested group of the item. It is built never to
+	// underestimate a tree the parsers build (every form of package fuzz
+	// is checked), so it bounds the C recursion in pg_query.
 	MaxTreeDepth = 4 * MaxDepth
 )
 
@@ -100,7 +101,7 @@ func (f *depthFrame) depth() int {
 // CheckDepth refuses, with too_deep, SQL text whose nesting or estimated
 // tree depth exceeds MaxNesting or MaxTreeDepth, reading it as dialect
 // d's lexer does (string literals, quoted identifiers, comments,
-// PostgreSQL's dollar quotes and E” strings) so that nothing a parser
+// PostgreSQL's dollar quotes and E'…' strings) so that nothing a parser
 // reads as code is skipped. Every dialect's Verify calls it, in every
 // mode, after CheckText and before its parser. It allocates only the
 // frames of open nesting levels.
@@ -176,17 +177,17 @@ func CheckDepth(d Dialect, sql string) error {
 			i = skipNumber(sql, i)
 			operand = true
 		case isWordByte(c):
+			var lw [12]byte // the longest keyword that matters is "intersect"
 			j := i
 			for j < n && (isWordByte(sql[j]) || sql[j] >= '0' && sql[j] <= '9') {
 				j++
 			}
 			w := sql[i:j]
 			i = j
-			if len(w) > 8 {
+			if len(w) > len(lw) {
 				operand = true // longer than every keyword: a name
 				break
 			}
-			var lw [8]byte
 			l := lw[:len(w)]
 			for k := range l {
 				l[k] = w[k] | 0x20 // ASCII lower case; the keywords are letters
@@ -272,7 +273,7 @@ func isWordByte(c byte) bool {
 
 // skipQuoted returns the offset after the quoted text that starts at i
 // (just after its opening quote q). A doubled quote stands for itself;
-// with backslash (PostgreSQL's E” strings) a backslash escapes the next
+// with backslash (PostgreSQL's E'…' strings) a backslash escapes the next
 // byte. Unterminated text runs to the end, where the parser refuses it.
 func skipQuoted(sql string, i int, q byte, backslash bool) int {
 	for i < len(sql) {

@@ -12,7 +12,7 @@ import (
 // bounds themselves (MaxTreeDepth operators, MaxNesting groups), and text
 // every lexer reads as a literal, identifier or comment, which must cost
 // nothing, next to text one dialect reads as code and another does not
-// (MySQL's "--1", PostgreSQL's nested comments, E” strings and dollar
+// (MySQL's "--1", PostgreSQL's nested comments, E'…' strings and dollar
 // quotes, SQLite's [identifiers], PostgreSQL's flat AND chains).
 func TestCheckDepthBounds(t *testing.T) {
 	all := []Dialect{Postgres, MySQL, SQLite}
@@ -31,6 +31,7 @@ func TestCheckDepthBounds(t *testing.T) {
 		{"prefix minus past the bound", sel(strings.Repeat("- ", MaxTreeDepth+1) + "c"), all},
 		{"NOT past the bound", sel(strings.Repeat("NOT ", MaxTreeDepth+1) + "c"), all},
 		{"IS NULL past the bound", sel("c" + strings.Repeat(" IS NULL", MaxTreeDepth+1)), all},
+		{"INTERSECT past the bound", strings.Repeat("SELECT 1 INTERSECT ", MaxTreeDepth+1) + "SELECT 1", all},
 		{"UNION past the bound", strings.Repeat("SELECT 1 UNION ", MaxTreeDepth+1) + "SELECT 1", all},
 		{"parentheses at the bound", sel(strings.Repeat("(", MaxNesting) + "1" + strings.Repeat(")", MaxNesting)), nil},
 		{"parentheses past the bound", sel(strings.Repeat("(", MaxNesting+1) + "1" + strings.Repeat(")", MaxNesting+1)), all},
