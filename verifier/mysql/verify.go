@@ -60,6 +60,12 @@ func verify(in verifier.Input, normalized bool) (*verifier.Verdict, error) {
 		if err := verifier.CheckText(in.SQL); err != nil {
 			return nil, err
 		}
+		// Bounded before TiDB's parser sees it (verifier.CheckDepth); the
+		// normalized text is our own, printed from a tree the walker
+		// bounded.
+		if err := verifier.CheckDepth(verifier.MySQL, in.SQL); err != nil {
+			return nil, err
+		}
 	}
 	stmts, release, err := parse(in.SQL)
 	defer release()

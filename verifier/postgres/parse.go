@@ -14,6 +14,11 @@ func parseOne(sql string) (*pgparse.Result, *pg_query.Node, error) {
 	if err := verifier.CheckText(sql); err != nil {
 		return nil, nil, err
 	}
+	// pg_query's serialiser recurses in C once per tree level: text past
+	// the depth bound never reaches it (verifier.CheckDepth).
+	if err := verifier.CheckDepth(verifier.Postgres, sql); err != nil {
+		return nil, nil, err
+	}
 	res, err := pgparse.Parse(sql)
 	if err != nil {
 		if off, ok := pgparse.ErrorOffset(sql, err); ok {

@@ -43,6 +43,11 @@ func Verify(in verifier.Input) (v *verifier.Verdict, err error) {
 	if err := verifier.CheckText(in.SQL); err != nil {
 		return nil, err
 	}
+	// The same bound before our parser as before the others, in every
+	// mode (verifier.CheckDepth).
+	if err := verifier.CheckDepth(verifier.SQLite, in.SQL); err != nil {
+		return nil, err
+	}
 	var p *parser
 	defer func() {
 		if r := recover(); r != nil {

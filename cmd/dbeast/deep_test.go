@@ -1,0 +1,490 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/dbeast/dbeast/broker"
+	"github.com/dbeast/dbeast/fuzz"
+	"github.com/dbeast/dbeast/internal/shop"
+	"github.com/dbeast/dbeast/verifier"
+)
+
+// serveChildEnv carries the arguments of a `dbeast serve` that
+// TestServeChildProcess runs when the test binary re-executes itself.
+const serveChildEnv = "DBEAST_TEST_SERVE_CHILD_ARGS"
+
+// TestServeChildProcess is `dbeast serve` in a child process: the test
+// binary holds the same main package, so re-executing it with
+// serveChildEnv set runs the real command in its own process (its own C
+// stacks and exit status), without a separate build. Run directly, it
+// skips.
+func TestServeChildProcess(t *testing.T) {
+	raw := os.Getenv(serveChildEnv)
+	if raw == "" {
+		t.Skip("runs only as the child process of serveProcess")
+	}
+	var args []string
+	if err := json.Unmarshal([]byte(raw), &args); err != nil {
+		fmt.Fprintln(os.Stderr, "bad", serveChildEnv)
+		os.Exit(2)
+	}
+	os.Exit(commands[args[0]].run(args[1:]))
+}
+
+// childProcess is a dbeast command running in its own process.
+type childProcess struct {
+	cmd    *exec.Cmd
+	stderr *syncBuffer
+	done   chan struct{} // closed once the process has exited
+	state  atomic.Pointer[os.ProcessState]
+}
+
+// startChild re-executes the test binary as `dbeast args…`.
+func startChild(t *testing.T, stdin io.Reader, args ...string) (*childProcess, io.Reader) {
+	t.Helper()
+	raw, _ := json.Marshal(args)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestServeChildProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), serveChildEnv+"="+string(raw))
+	cmd.Stdin = stdin
+	c := &childProcess{cmd: cmd, stderr: &syncBuffer{}, done: make(chan struct{})}
+	cmd.Stderr = c.stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		cmd.Wait()
+		c.state.Store(cmd.ProcessState)
+		close(c.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-c.done:
+		default:
+			cmd.Process.Signal(os.Interrupt)
+			select {
+			case <-c.done:
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				<-c.done
+			}
+		}
+	})
+	return c, out
+}
+
+// exited reports whether the process has ended, and how.
+func (c *childProcess) exited() (string, bool) {
+	select {
+	case <-c.done:
+		st := c.state.Load()
+		tail := c.stderr.String()
+		if i := strings.Index(tail, "\ngoroutine "); i >= 0 {
+			tail = tail[:i] // the signal line and the crashing stack's head
+		}
+		if len(tail) > 2000 {
+			tail = tail[:2000]
+		}
+		return fmt.Sprintf("the process exited (%v); stderr:\n%s", st, tail), true
+	default:
+		return "", false
+	}
+}
+
+// serveProcess is a running `dbeast serve` child with its endpoints.
+type serveProcess struct {
+	*childProcess
+	mcp, api, consoleToken string
+}
+
+// startServe starts `dbeast serve` on ephemeral loopback ports with a new
+// state directory and waits until it announces its endpoints.
+func startServe(t *testing.T) *serveProcess {
+	t.Helper()
+	dir := t.TempDir()
+	tokenFile := filepath.Join(dir, "console-token")
+	c, out := startChild(t, nil, "serve", "--state-dir", filepath.Join(dir, "state"),
+		"--listen", "127.0.0.1:0", "--console", "127.0.0.1:0", "--console-token-file", tokenFile, "--log-level", "error")
+	s := &serveProcess{childProcess: c}
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			line := sc.Text()
+			if v, ok := strings.CutPrefix(line, "MCP endpoint: "); ok {
+				s.mcp = strings.TrimSpace(v)
+			}
+			if v, ok := strings.CutPrefix(line, "Console API:  "); ok {
+				api, _, _ := strings.Cut(v, " ")
+				s.api = strings.TrimSuffix(strings.TrimSuffix(api, "/"), "/api") // paths start at /api
+			}
+			if strings.HasPrefix(line, "Press Ctrl-C") {
+				close(ready)
+			}
+		}
+		io.Copy(io.Discard, out)
+	}()
+	select {
+	case <-ready:
+	case <-c.done:
+		msg, _ := c.exited()
+		t.Fatalf("dbeast serve did not start: %s", msg)
+	case <-time.After(30 * time.Second):
+		t.Fatal("dbeast serve did not announce its endpoints within 30 s")
+	}
+	raw, err := os.ReadFile(tokenFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.consoleToken = strings.TrimSpace(string(raw))
+	return s
+}
+
+// console sends one console API request and decodes the answer into out.
+func (s *serveProcess) console(t *testing.T, method, path string, body, out any) {
+	t.Helper()
+	raw, _ := json.Marshal(body)
+	req, _ := http.NewRequest(method, strings.TrimSuffix(s.api, "/")+path, bytes.NewReader(raw))
+	req.Header.Set("Authorization", "Bearer "+s.consoleToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("console %s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("console %s %s: %d %s", method, path, resp.StatusCode, b)
+	}
+	if out != nil {
+		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+			t.Fatalf("console %s %s: %v", method, path, err)
+		}
+	}
+}
+
+// toolReply is what a tools/call answered: the structured result, or the
+// tool error's code and message.
+type toolReply struct {
+	result        map[string]any
+	code, message string
+}
+
+var deepKey atomic.Int64
+
+// call sends one tools/call with the agent token over real HTTP, waiting
+// out the per-connection rate limit (429). A transport failure, the usual
+// sign of a crashed broker, fails the test with the process's exit status
+// and the head of its stderr.
+func (s *serveProcess) call(t *testing.T, agentToken, name string, args map[string]any) toolReply {
+	t.Helper()
+	if name == "query_sql" || name == "request_sql" {
+		args["request_key"] = fmt.Sprintf("6f1c2a4e-8b7d-4c1e-9a3f-%012d", deepKey.Add(1))
+	}
+	// Without HTML escaping, so that 64 KiB of "<<" stays under the 256 KiB
+	// body limit.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+		"params": map[string]any{"name": name, "arguments": args}})
+	body := buf.Bytes()
+	for attempt := 0; ; attempt++ {
+		req, _ := http.NewRequest("POST", s.mcp, bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+agentToken)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			time.Sleep(200 * time.Millisecond) // let the exit be seen
+			if msg, ok := s.exited(); ok {
+				t.Fatalf("%s: %v: %s", name, err, msg)
+			}
+			t.Fatalf("%s: %v", name, err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusTooManyRequests && attempt < 100 {
+			time.Sleep(60 * time.Millisecond)
+			continue
+		}
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: HTTP %d", name, resp.StatusCode)
+		}
+		var out struct {
+			Result struct {
+				IsError           bool             `json:"isError"`
+				Content           []map[string]any `json:"content"`
+				StructuredContent map[string]any   `json:"structuredContent"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(raw, &out); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !out.Result.IsError {
+			return toolReply{result: out.Result.StructuredContent}
+		}
+		var e struct {
+			Error struct{ Code, Message string } `json:"error"`
+		}
+		if len(out.Result.Content) == 1 {
+			text, _ := out.Result.Content[0]["text"].(string)
+			json.Unmarshal([]byte(text), &e)
+		}
+		return toolReply{code: e.Error.Code, message: e.Error.Message}
+	}
+}
+
+// deepAll (DBEAST_TEST_DEEP_ALL=1) runs the deep-input tests at every
+// size and in every mode; make test runs the quick form.
+var deepAll = os.Getenv("DBEAST_TEST_DEEP_ALL") != ""
+
+// deepSizes are the sizes a family is sent at: the largest that fits the
+// 64 KiB limit always; with DBEAST_TEST_DEEP_ALL=1, every power of two
+// from 64 up to it as well.
+func deepSizes(max int) []int {
+	if !deepAll {
+		return []int{max}
+	}
+	var out []int
+	for n := 64; n < max; n *= 2 {
+		out = append(out, n)
+	}
+	return append(out, max)
+}
+
+// deepSource is one engine's source for the deep-input test.
+type deepSource struct {
+	dialect verifier.Dialect
+	body    map[string]any // POST /api/sources
+	table   string
+}
+
+// deepSources are the SQLite demo database and, when their DSNs are set,
+// the test PostgreSQL and MariaDB/MySQL servers.
+func deepSources(t *testing.T) []deepSource {
+	db := filepath.Join(t.TempDir(), "shop.db")
+	if _, err := shop.Ensure(context.Background(), db); err != nil {
+		t.Fatal(err)
+	}
+	out := []deepSource{{verifier.SQLite, map[string]any{"kind": "sqlite", "path": db}, "main.products"}}
+	if dsn := os.Getenv("DBEAST_TEST_POSTGRES_DSN"); dsn != "" {
+		out = append(out, deepSource{verifier.Postgres, map[string]any{"kind": "postgres", "dsn": dsn}, "public.t"})
+	} else {
+		t.Log("DBEAST_TEST_POSTGRES_DSN is not set: PostgreSQL is not covered")
+	}
+	if dsn := os.Getenv("DBEAST_TEST_MYSQL_DSN"); dsn != "" {
+		_, rest, _ := strings.Cut(dsn, "/")
+		name, _, _ := strings.Cut(rest, "?")
+		out = append(out, deepSource{verifier.MySQL, map[string]any{"kind": "mysql", "dsn": dsn}, name + ".t"})
+	} else {
+		t.Log("DBEAST_TEST_MYSQL_DSN is not set: MySQL/MariaDB is not covered")
+	}
+	return out
+}
+
+// staticRefusal are the verifier messages a deep family near the input
+// limit may be refused with: the depth bound, or the size limit.
+var staticRefusal = map[string]bool{
+	verifier.Refuse(verifier.CodeTooDeep).Message:       true,
+	verifier.Refuse(verifier.CodeInputTooLarge).Message: true,
+}
+
+// TestDeepInputsDoNotKillServe sends every deep and long SQL family of
+// package fuzz, at the largest size under the 64 KiB limit (every power
+// of two too with DBEAST_TEST_DEEP_ALL=1), through a running `dbeast
+// serve` process as query_sql (and as request_sql: two families, every
+// deep one with DBEAST_TEST_DEEP_ALL=1), on SQLite, PostgreSQL and
+// MariaDB sources. A deep family past the bound (each element adds at
+// least a level) must be refused with the static too_deep
+// (or size) message; a flat one may be anything but a crash; and the
+// process must still be up and answering after each. Before the
+// pre-parse bound, PostgreSQL's first 24,000-operator chain killed the
+// process with SIGSEGV inside pg_query.
+func TestDeepInputsDoNotKillServe(t *testing.T) {
+	s := startServe(t)
+	sources := deepSources(t)
+	var wg sync.WaitGroup
+	for _, src := range sources {
+		var created struct {
+			SourceID string `json:"source_id"`
+		}
+		s.console(t, "POST", "/api/sources", src.body, &created)
+		// One connection per source: each has its own rate bucket, so the
+		// three engines are exercised side by side.
+		var nc struct {
+			Token        string `json:"token"`
+			ConnectionID string `json:"connection_id"`
+		}
+		s.console(t, "POST", "/api/connections", map[string]any{"label": "deep " + string(src.dialect)}, &nc)
+		s.console(t, "PUT", "/api/sharing", broker.SharingEntry{ConnectionID: nc.ConnectionID, SourceID: created.SourceID, DatabaseLevel: broker.LevelAsk}, nil)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.Run(string(src.dialect), func(t *testing.T) {
+				sess := s.call(t, nc.Token, "begin_session", map[string]any{"label": "deep inputs"})
+				tok, _ := sess.result["session_token"].(string)
+				if tok == "" {
+					t.Fatalf("begin_session: %+v", sess)
+				}
+				for _, sh := range fuzz.Shapes {
+					if !sh.Applies(src.dialect) {
+						continue
+					}
+					for _, n := range deepSizes(sh.MaxN(src.dialect, src.table)) {
+						sql := sh.Build(src.dialect, src.table, n)
+						// request_sql verifies in full mode through the same
+						// bound; the quick run sends it the first chain and
+						// the parentheses, the full run every deep family. A
+						// flat family would only queue for approval.
+						tools := []string{"query_sql", "request_sql"}
+						if !sh.Deep || !deepAll && sh.Name != fuzz.Shapes[0].Name && sh.Name != "parentheses" {
+							tools = tools[:1]
+						}
+						for _, tool := range tools {
+							r := s.call(t, nc.Token, tool, map[string]any{"session_token": tok, "source_id": created.SourceID, "sql": sql})
+							if sh.Deep && n > verifier.MaxTreeDepth && !staticRefusal[r.message] {
+								t.Errorf("%s %s n=%d (%d bytes): not refused as too deep: %+v", tool, sh.Name, n, len(sql), r)
+							}
+							if r.code == "" && r.result == nil {
+								t.Errorf("%s %s n=%d: an empty answer", tool, sh.Name, n)
+							}
+						}
+					}
+				}
+				// Still up: the catalog answers and the session is intact.
+				if r := s.call(t, nc.Token, "list_catalog", map[string]any{"session_token": tok}); r.code != "" {
+					t.Fatalf("list_catalog after the deep inputs: %+v", r)
+				}
+			})
+		}()
+	}
+	wg.Wait()
+	if msg, ok := s.exited(); ok {
+		t.Fatal(msg)
+	}
+}
+
+// TestDeepInputsDoNotKillVerify sends every deep family at the largest size
+// under the limit (every power of two too with DBEAST_TEST_DEEP_ALL=1)
+// through `dbeast verify --jsonl`, in read and full mode (table_write
+// with DBEAST_TEST_DEEP_ALL=1), per dialect in one process: each line must get a verdict, a deep
+// family's a too_deep (or size) rejection, and the process must exit 0.
+func TestDeepInputsDoNotKillVerify(t *testing.T) {
+	for _, d := range []verifier.Dialect{verifier.Postgres, verifier.MySQL, verifier.SQLite} {
+		t.Run(string(d), func(t *testing.T) {
+			table := map[verifier.Dialect]string{verifier.Postgres: "public.t", verifier.MySQL: "shop.t", verifier.SQLite: "main.t"}[d]
+			var in bytes.Buffer
+			var deep []bool // per input line: past the bound, so it must be refused
+			enc := json.NewEncoder(&in)
+			for _, sh := range fuzz.Shapes {
+				if !sh.Applies(d) || !sh.Deep {
+					continue // flat families: TestShapesAtTheLimit (package fuzz) and the serve test
+				}
+				for _, n := range deepSizes(sh.MaxN(d, table)) {
+					modes := []verifier.Mode{verifier.ModeRead, verifier.ModeFull}
+					if deepAll {
+						modes = append(modes, verifier.ModeTableWrite)
+					}
+					for _, mode := range modes {
+						enc.Encode(map[string]string{"sql": sh.Build(d, table, n), "mode": string(mode)})
+						deep = append(deep, n > verifier.MaxTreeDepth)
+					}
+				}
+			}
+			c, out := startChild(t, &in, "verify", "--dialect", string(d), "--database", "shop", "--jsonl")
+			sc := bufio.NewScanner(out)
+			sc.Buffer(nil, 1<<20)
+			i := 0
+			for ; sc.Scan(); i++ {
+				var v verdictJSON
+				if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+					t.Fatalf("line %d: %v", i, err)
+				}
+				if i < len(deep) && deep[i] && !(v.Verdict == "reject" && staticRefusal[v.Reason]) {
+					t.Errorf("input %d: a deep family not refused as too deep: %s %s", i, v.Verdict, v.Code)
+				}
+			}
+			<-c.done
+			if msg, _ := c.exited(); !c.state.Load().Success() || i != len(deep) {
+				t.Fatalf("%d of %d verdicts; %s", i, len(deep), msg)
+			}
+		})
+	}
+}
+
+// TestDeepInputsAtTheBoundFitAQuarterStack runs `dbeast verify` on a
+// main thread of 2 MiB, a quarter of the default 8 MiB, with every deep
+// family at the largest size the pre-parse bound admits: the deepest
+// trees any parser is ever given. Each must get a verdict and the process
+// must exit 0, so the bound keeps pg_query's recursion at under a quarter
+// of the stack Go's threads have (800 nested subqueries, the costliest
+// form, need between 512 KiB and 1 MiB).
+func TestDeepInputsAtTheBoundFitAQuarterStack(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("sh is not on PATH; it sets the child's stack limit")
+	}
+	for _, d := range []verifier.Dialect{verifier.Postgres, verifier.MySQL, verifier.SQLite} {
+		t.Run(string(d), func(t *testing.T) {
+			table := map[verifier.Dialect]string{verifier.Postgres: "public.t", verifier.MySQL: "shop.t", verifier.SQLite: "main.t"}[d]
+			var in bytes.Buffer
+			lines := 0
+			for _, s := range fuzz.Shapes {
+				if !s.Applies(d) || !s.Deep {
+					continue
+				}
+				// The largest n the bound admits (admission shrinks with n).
+				lo, hi := 0, s.MaxN(d, table)
+				for lo < hi {
+					m := (lo + hi + 1) / 2
+					if verifier.CheckDepth(d, s.Build(d, table, m)) == nil {
+						lo = m
+					} else {
+						hi = m - 1
+					}
+				}
+				if lo < 100 {
+					t.Errorf("%s: the bound admits only n=%d", s.Name, lo)
+				}
+				for _, mode := range []verifier.Mode{verifier.ModeRead, verifier.ModeFull} {
+					b, _ := json.Marshal(map[string]string{"sql": s.Build(d, table, lo), "mode": string(mode)})
+					in.Write(append(b, '\n'))
+					lines++
+				}
+			}
+			raw, _ := json.Marshal([]string{"verify", "--dialect", string(d), "--database", "shop", "--jsonl"})
+			cmd := exec.Command(sh, "-c", `ulimit -s 2048 && exec "$0" "$@"`, os.Args[0], "-test.run=^TestServeChildProcess$", "-test.count=1")
+			cmd.Env = append(os.Environ(), serveChildEnv+"="+string(raw))
+			cmd.Stdin = &in
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			got := strings.Count(stdout.String(), "\n")
+			if err != nil || got != lines {
+				head := stderr.String()
+				if i := strings.Index(head, "\ngoroutine "); i >= 0 {
+					head = head[:i]
+				}
+				t.Fatalf("%d of %d verdicts, %v; stderr:\n%.2000s", got, lines, err, head)
+			}
+		})
+	}
+}
