@@ -454,3 +454,81 @@ func TestServeRefusesUnusableInheritedSocket(t *testing.T) {
 		})
 	}
 }
+
+// freeAddr is a loopback address with a port nobody listens on now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// TestServeUnderSystemdSocketActivate runs `dbeast serve` under systemd's
+// own socket activation tool, which binds the sockets, names them
+// (--fdname, as FileDescriptorName= does in the units of dist/systemd)
+// and execs serve on the first connection: the broker serves on its
+// sockets and an agent begins a session through them.
+func TestServeUnderSystemdSocketActivate(t *testing.T) {
+	ssa, err := exec.LookPath("systemd-socket-activate")
+	if err != nil {
+		t.Skip("systemd-socket-activate is not on PATH (Debian's systemd package has it)")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcpAddr, consoleAddr := freeAddr(t), freeAddr(t)
+	tokenFile := filepath.Join(t.TempDir(), "console-token")
+	cmd := exec.Command(ssa, "-l", mcpAddr, "-l", consoleAddr, "--fdname=mcp:console", "-E", serveProcessEnv+"=1",
+		exe, "serve", "--state-dir", filepath.Join(t.TempDir(), "state"), "--console-token-file", tokenFile, "--log-level", "warn")
+	p := &serveProcess{cmd: cmd, exited: make(chan struct{}), out: &syncBuffer{},
+		mcpURL: "http://" + mcpAddr + "/mcp", apiURL: "http://" + consoleAddr + "/api/"}
+	cmd.Stdout, cmd.Stderr = p.out, p.out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { cmd.Wait(); close(p.exited) }()
+	t.Cleanup(func() { p.kill(t) })
+
+	// The first connection makes the tool exec serve; it is served once
+	// serve runs.
+	deadline := time.Now().Add(30 * time.Second)
+	var first net.Conn
+	for first == nil {
+		if first, err = net.Dial("tcp", consoleAddr); err != nil {
+			if time.Now().After(deadline) {
+				t.Fatalf("the tool never listened: %v\n%s", err, p.out.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	first.Close()
+	for {
+		raw, err := os.ReadFile(tokenFile)
+		if p.token = strings.TrimSpace(string(raw)); err == nil && p.token != "" {
+			break
+		}
+		select {
+		case <-p.exited:
+			t.Fatalf("serve exited: %v\n%s", cmd.ProcessState, p.out.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve wrote no console token within 30 s\n%s", p.out.String())
+		}
+	}
+	agent := p.newAgent(t)
+	if _, err := beginSession(p.mcpURL, agent, 10*time.Second); err != nil {
+		t.Fatalf("begin_session on the activated socket: %v\n%s", err, p.out.String())
+	}
+	// serve writes the token file just before it prints its endpoints.
+	for !strings.Contains(p.out.String(), "MCP endpoint: "+p.mcpURL) {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve does not announce the activated socket %s:\n%s", p.mcpURL, p.out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
