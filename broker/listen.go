@@ -59,5 +59,5 @@ func checkInherited(name string, ln net.Listener) error {
 	if tcp, ok := a.(*net.TCPAddr); ok && tcp.IP.IsLoopback() && tcp.Port != 0 {
 		return nil
 	}
-	return fmt.Errorf("broker: the inherited %s socket is %s %s, not a TCP socket on a loopback address; bind it to 127.0.0.1 or [::1] with a port (ListenStream=127.0.0.1:PORT)", name, a.Network(), a.String())
+	return fmt.Errorf("broker: the inherited %s socket (%s %s) is not a TCP socket on a loopback address; bind it to 127.0.0.1 or [::1] with a port (ListenStream=127.0.0.1:PORT)", name, a.Network(), a.String())
 }

@@ -49,7 +49,7 @@ func TestInheritedListenerMustBeLoopbackTCP(t *testing.T) {
 				}
 				b, err := New(cfg)
 				if !tc.ok {
-					if err == nil || !strings.Contains(err.Error(), "inherited "+which+" socket") || !strings.Contains(err.Error(), "loopback") {
+					if err == nil || !strings.Contains(err.Error(), "inherited "+which+" socket (") || !strings.Contains(err.Error(), "loopback") {
 						t.Fatalf("New: %v, want a refusal naming the %s socket and loopback", err, which)
 					}
 					return
