@@ -216,6 +216,11 @@ func (b *Broker) startMCPSrvLocked() error {
 	if b.mcpServing.Load() {
 		return nil
 	}
+	// The first start serves the listener only once mcpServing is set: a
+	// connection already waiting (an inherited socket's backlog, agents
+	// that called while the broker was down) would otherwise be answered
+	// "stopped".
+	var serve func()
 	if b.mcpSrv == nil {
 		ln, err := listen(b.cfg.Listen, b.cfg.MCPListener)
 		if err != nil {
@@ -228,13 +233,17 @@ func (b *Broker) startMCPSrvLocked() error {
 			Logger:              b.log,
 			MaxRequestBodyBytes: MaxBodyBytes,
 		})
-		b.mcpSrv = b.newHTTPServer("mcp", b.whileServing(b.guard(sdk)), ln)
-		go b.mcpSrv.Serve(ln)
+		srv := b.newHTTPServer("mcp", b.whileServing(b.guard(sdk)), ln)
+		b.mcpSrv = srv
+		serve = func() { go srv.Serve(ln) }
 	}
 	b.mu.Lock()
 	b.generation++
 	b.mu.Unlock()
 	b.mcpServing.Store(true)
+	if serve != nil {
+		serve()
+	}
 	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Event: "server_started"})
 	b.log.Info("MCP server started", slog.String("addr", b.mcpAddr))
 	return nil
