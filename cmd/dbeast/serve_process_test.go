@@ -259,6 +259,17 @@ func holdTokenless(t *testing.T, authority, request string, n int) []net.Conn {
 // within 1 s, and the server must have closed the connections it
 // answered without a token.
 func TestTokenlessConnectionsDoNotLockOutAgents(t *testing.T) {
+	// The test holds 1024 connections and the broker up to 512 plus its
+	// own; Go raises the soft descriptor limit to the hard one at start,
+	// which the child inherits, so only a low hard limit stops the test.
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil && lim.Cur < 4096 {
+		lim.Cur = min(4096, lim.Max)
+		syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
+		if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); lim.Cur < 4096 {
+			t.Skipf("RLIMIT_NOFILE is %d (hard %d); the test needs 4096 descriptors", lim.Cur, lim.Max)
+		}
+	}
 	p := startServe(t, filepath.Join(t.TempDir(), "state"), nil, nil)
 	agent := p.newAgent(t)
 	mcpAuthority := strings.TrimSuffix(strings.TrimPrefix(p.mcpURL, "http://"), "/mcp")
