@@ -21,7 +21,6 @@ require (
 	github.com/testcontainers/testcontainers-go v0.45.0
 	github.com/testcontainers/testcontainers-go/modules/mysql v0.45.0
 	github.com/testcontainers/testcontainers-go/modules/postgres v0.45.0
-	golang.org/x/net v0.60.0
 	golang.org/x/time v0.16.0
 	google.golang.org/protobuf v1.34.2
 	modernc.org/libc v1.80.1

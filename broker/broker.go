@@ -83,6 +83,12 @@ func New(cfg Config) (*Broker, error) {
 	if err := CheckLoopback(cfg.Console); err != nil {
 		return nil, err
 	}
+	if err := checkInherited("MCP", cfg.MCPListener); err != nil {
+		return nil, err
+	}
+	if err := checkInherited("console", cfg.ConsoleListener); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
 		return nil, fmt.Errorf("broker: create state dir: %w", err)
 	}
@@ -145,12 +151,12 @@ func (b *Broker) Start() error {
 	if b.closed {
 		return errors.New("broker: closed")
 	}
-	ln, err := listen(b.cfg.Console)
+	ln, err := listen(b.cfg.Console, b.cfg.ConsoleListener)
 	if err != nil {
 		return fmt.Errorf("broker: console listener: %w", err)
 	}
 	b.consoleAddr = ln.Addr().String()
-	b.consoleSrv = b.newHTTPServer("console", console)
+	b.consoleSrv = b.newHTTPServer("console", console, ln)
 	go b.consoleSrv.Serve(ln)
 	if err := b.startMCPSrvLocked(); err != nil {
 		b.consoleSrv.Close()
@@ -162,9 +168,10 @@ func (b *Broker) Start() error {
 }
 
 // newHTTPServer is one listener's server: timeouts, a header cap, its
-// errors to the broker's log and handler panics recovered (logged without
-// their value, which may quote a request).
-func (b *Broker) newHTTPServer(name string, h http.Handler) *http.Server {
+// connections tracked by ln's rules (listen.go), its errors to the
+// broker's log and handler panics recovered (logged without their value,
+// which may quote a request).
+func (b *Broker) newHTTPServer(name string, h http.Handler, ln listener) *http.Server {
 	errorLog := slog.NewLogLogger(b.log.Handler().WithAttrs([]slog.Attr{slog.String("listener", name)}), slog.LevelWarn)
 	return &http.Server{
 		Handler: b.recoverHTTP(name, h),
@@ -179,6 +186,8 @@ func (b *Broker) newHTTPServer(name string, h http.Handler) *http.Server {
 		IdleTimeout:       httpIdleTimeout,
 		MaxHeaderBytes:    32 << 10,
 		ErrorLog:          errorLog,
+		ConnState:         ln.conns.ConnState,
+		ConnContext:       ln.conns.ConnContext,
 	}
 }
 
@@ -207,8 +216,13 @@ func (b *Broker) startMCPSrvLocked() error {
 	if b.mcpServing.Load() {
 		return nil
 	}
+	// The first start serves the listener only once mcpServing is set: a
+	// connection already waiting (an inherited socket's backlog, agents
+	// that called while the broker was down) would otherwise be answered
+	// "stopped".
+	var serve func()
 	if b.mcpSrv == nil {
-		ln, err := listen(b.cfg.Listen)
+		ln, err := listen(b.cfg.Listen, b.cfg.MCPListener)
 		if err != nil {
 			return fmt.Errorf("broker: MCP listener: %w", err)
 		}
@@ -219,13 +233,17 @@ func (b *Broker) startMCPSrvLocked() error {
 			Logger:              b.log,
 			MaxRequestBodyBytes: MaxBodyBytes,
 		})
-		b.mcpSrv = b.newHTTPServer("mcp", b.whileServing(b.guard(sdk)))
-		go b.mcpSrv.Serve(ln)
+		srv := b.newHTTPServer("mcp", b.whileServing(b.guard(sdk)), ln)
+		b.mcpSrv = srv
+		serve = func() { go srv.Serve(ln) }
 	}
 	b.mu.Lock()
 	b.generation++
 	b.mu.Unlock()
 	b.mcpServing.Store(true)
+	if serve != nil {
+		serve()
+	}
 	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Event: "server_started"})
 	b.log.Info("MCP server started", slog.String("addr", b.mcpAddr))
 	return nil

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
@@ -28,6 +29,14 @@ type Config struct {
 	// Console is the console API's loopback address; empty means
 	// DefaultConsole. Port 0 picks a free port.
 	Console string
+	// MCPListener and ConsoleListener, when set, are sockets a supervisor
+	// bound and passed in (socket activation, cmd/ reads them); the
+	// broker serves on them instead of binding Listen or Console, and
+	// closes them on Close. Each must be a TCP listener on a loopback
+	// address (New refuses anything else). The supervisor keeps its own
+	// copy bound while the broker is down, so no other local process can
+	// take the port and receive the agents' bearer tokens.
+	MCPListener, ConsoleListener net.Listener
 	// Clock returns the current time; nil means time.Now. Tests inject a
 	// manual clock to drive session deadlines and rate limits.
 	Clock func() time.Time

@@ -119,7 +119,12 @@ func runServe(args []string) int {
 		fmt.Fprintln(os.Stderr, "dbeast serve: --create-connection prints a token; it cannot be combined with --console-token-file")
 		return 2
 	}
-	b, err := broker.New(f.config())
+	cfg := f.config()
+	if err := inheritListeners(&cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "dbeast serve:", err)
+		return 1
+	}
+	b, err := broker.New(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "dbeast serve:", err)
 		return 1

@@ -3,7 +3,9 @@
 // apply before any route: the exact Host with an origin-form target, the
 // Origin policy, strict response headers without cookies or CORS, bearer
 // parsing and authentication, the request body cap, JSON-RPC batch
-// refusal, and (limits.go) the rate buckets and in-flight slots.
+// refusal, (limits.go) the rate buckets and in-flight slots, and
+// (conns.go) the connection budget that keeps tokenless clients from
+// holding a listener.
 //
 // A listener builds a Guard and wraps its routing in Front and its
 // authenticated routes in Authenticated. The checks are the same code for
@@ -61,10 +63,12 @@ func ID(ctx context.Context) string {
 // Front applies the rules every request meets before any route, in this
 // order: strict headers, exact Host with an origin-form target (403), the
 // Origin policy (403). next gets a writer that drops cookies and CORS
-// headers.
+// headers. Every response closes its connection unless Authenticated
+// accepted the request's token (conns.go says why).
 func (g *Guard) Front(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		SetStrictHeaders(w.Header())
+		w.Header().Set("Connection", "close")
 		authority := ""
 		if g.Authority != nil {
 			authority = g.Authority()
@@ -121,8 +125,10 @@ func Bearer(r *http.Request) (string, bool) {
 // empty), in-flight slots (503), per-caller then global rate (429; a
 // request refused by either spends neither, see Limits.Allow), body
 // size (413), JSON-RPC batch (400). Authentication comes first so that
-// traffic without a valid token never spends a shared budget. next runs
-// with the caller's id in the context (ID) and the body already read.
+// traffic without a valid token never spends a shared budget. A request
+// that passes authentication marks its connection authenticated (Conns)
+// and keeps it alive, whatever the answer. next runs with the caller's id
+// in the context (ID) and the body already read.
 func (g *Guard) Authenticated(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, ok := "", false
@@ -138,6 +144,7 @@ func (g *Guard) Authenticated(next http.Handler) http.Handler {
 			http.Error(w, strings.TrimSuffix(UnauthorizedBody, "\n"), http.StatusUnauthorized)
 			return
 		}
+		markAuthenticated(w, r)
 		if g.Limits != nil {
 			release, ok := g.Limits.Acquire(id)
 			if !ok {
