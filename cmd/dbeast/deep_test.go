@@ -35,7 +35,7 @@ const serveChildEnv = "DBEAST_TEST_SERVE_CHILD_ARGS"
 func TestServeChildProcess(t *testing.T) {
 	raw := os.Getenv(serveChildEnv)
 	if raw == "" {
-		t.Skip("runs only as the child process of serveProcess")
+		t.Skip("runs only as the child process of startChild")
 	}
 	var args []string
 	if err := json.Unmarshal([]byte(raw), &args); err != nil {
@@ -108,21 +108,21 @@ func (c *childProcess) exited() (string, bool) {
 	}
 }
 
-// serveProcess is a running `dbeast serve` child with its endpoints.
-type serveProcess struct {
+// deepServe is a running `dbeast serve` child with its endpoints.
+type deepServe struct {
 	*childProcess
 	mcp, api, consoleToken string
 }
 
-// startServe starts `dbeast serve` on ephemeral loopback ports with a new
+// startDeepServe starts `dbeast serve` on ephemeral loopback ports with a new
 // state directory and waits until it announces its endpoints.
-func startServe(t *testing.T) *serveProcess {
+func startDeepServe(t *testing.T) *deepServe {
 	t.Helper()
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "console-token")
 	c, out := startChild(t, nil, "serve", "--state-dir", filepath.Join(dir, "state"),
 		"--listen", "127.0.0.1:0", "--console", "127.0.0.1:0", "--console-token-file", tokenFile, "--log-level", "error")
-	s := &serveProcess{childProcess: c}
+	s := &deepServe{childProcess: c}
 	ready := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -158,7 +158,7 @@ func startServe(t *testing.T) *serveProcess {
 }
 
 // console sends one console API request and decodes the answer into out.
-func (s *serveProcess) console(t *testing.T, method, path string, body, out any) {
+func (s *deepServe) console(t *testing.T, method, path string, body, out any) {
 	t.Helper()
 	raw, _ := json.Marshal(body)
 	req, _ := http.NewRequest(method, strings.TrimSuffix(s.api, "/")+path, bytes.NewReader(raw))
@@ -192,7 +192,7 @@ var deepKey atomic.Int64
 // out the per-connection rate limit (429). A transport failure, the usual
 // sign of a crashed broker, fails the test with the process's exit status
 // and the head of its stderr.
-func (s *serveProcess) call(t *testing.T, agentToken, name string, args map[string]any) toolReply {
+func (s *deepServe) call(t *testing.T, agentToken, name string, args map[string]any) toolReply {
 	t.Helper()
 	if name == "query_sql" || name == "request_sql" {
 		args["request_key"] = fmt.Sprintf("6f1c2a4e-8b7d-4c1e-9a3f-%012d", deepKey.Add(1))
@@ -319,7 +319,7 @@ var staticRefusal = map[string]bool{
 // pre-parse bound, PostgreSQL's first 24,000-operator chain killed the
 // process with SIGSEGV inside pg_query.
 func TestDeepInputsDoNotKillServe(t *testing.T) {
-	s := startServe(t)
+	s := startDeepServe(t)
 	sources := deepSources(t)
 	var wg sync.WaitGroup
 	for _, src := range sources {
