@@ -121,6 +121,31 @@ func waitOpen(t *testing.T, conns *Conns, n int) {
 	}
 }
 
+// waitIdle waits until no connection is inside a request: the server
+// marks a connection idle only after its answer went out, so a client
+// that has read the answer can be a moment ahead of it.
+func waitIdle(t *testing.T, conns *Conns) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		conns.mu.Lock()
+		busy := 0
+		for _, tc := range conns.open {
+			if tc.active {
+				busy++
+			}
+		}
+		conns.mu.Unlock()
+		if busy == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connections still inside a request", busy)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // TestAnswerWithoutAuthenticationClosesConnection: every answer to a
 // request that did not pass authentication (no token, a wrong token, a
 // foreign Host) says Connection: close and the server closes the
@@ -191,6 +216,7 @@ func TestConnsAtCapCloseOldestTokenlessConnection(t *testing.T) {
 	// Two more newcomers take the two tokenless places; a third finds
 	// only authenticated connections and closes the oldest idle one.
 	for range 3 {
+		waitIdle(t, conns)
 		dial(t, authority).do(authority, "/", goodToken)
 	}
 	for i, s := range silent[1:] {
