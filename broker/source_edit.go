@@ -283,14 +283,9 @@ func (b *Broker) TestSource(ctx context.Context, id string) (SourceHealth, error
 	if drv := b.cfg.Drivers[src.Kind]; drv == nil {
 		h = SourceHealth{Code: engines.CodeUnavailable, Reason: engines.ReasonBadConfig}
 	} else {
-		ctx, cancel := context.WithTimeout(ctx, engines.SetupDeadline)
-		eng, err := drv.Open(ctx, src)
-		cancel()
-		if err != nil {
+		if err := testConnection(ctx, drv, src); err != nil { // source_check.go
 			e := engines.AsError(err)
 			h = SourceHealth{Code: e.Code, Reason: e.Reason}
-		} else {
-			eng.Close()
 		}
 	}
 	h.TestedAt = b.cfg.now().UTC()

@@ -61,6 +61,8 @@ func (f *apiFlags) register(fs *flag.FlagSet) {
 type apiError struct {
 	Status int
 	Msg    string
+	// Problem is the engines.Problem of a source the driver refused.
+	Problem string
 }
 
 func (e *apiError) Error() string { return e.Msg }
@@ -142,13 +144,19 @@ func (c *apiClient) call(method, path string, in, out any) (json.RawMessage, err
 		return nil, &apiError{Status: resp.StatusCode, Msg: "the broker refused the console token (it changes on every start; is the token file current?)"}
 	case resp.StatusCode/100 != 2:
 		var e struct {
-			Error string `json:"error"`
+			Error   string `json:"error"`
+			Reason  string `json:"reason"`
+			Problem string `json:"problem"`
 		}
 		_ = json.Unmarshal(raw, &e)
 		if e.Error == "" {
 			e.Error = resp.Status
 		}
-		return nil, &apiError{Status: resp.StatusCode, Msg: strings.TrimPrefix(e.Error, "broker: ")}
+		msg := strings.TrimPrefix(e.Error, "broker: ")
+		if e.Problem != "" {
+			msg = e.Problem + ": " + e.Reason
+		}
+		return nil, &apiError{Status: resp.StatusCode, Msg: msg, Problem: e.Problem}
 	}
 	if out != nil {
 		if err := json.Unmarshal(raw, out); err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,3 +94,46 @@ func TestCLIPasswordNeverFromArgv(t *testing.T) {
 type envMap map[string]string
 
 func (e envMap) get(k string) string { return e[k] }
+
+// TestCLISourceAddReportsTheProblem: source add tests the connection and
+// names what to fix with a stable problem code and a static reason
+// (exit 4, the source not kept), or refuses a missing SQLite file at
+// once (exit 1); the DSN is never echoed. source test reports the same
+// problem for a kept source.
+func TestCLISourceAddReportsTheProblem(t *testing.T) {
+	pgDSN := os.Getenv("DBEAST_TEST_POSTGRES_DSN")
+	if pgDSN == "" {
+		t.Skip("needs DBEAST_TEST_POSTGRES_DSN")
+	}
+	dir := t.TempDir()
+	tokenFile := filepath.Join(dir, "console.token")
+	p := startServe(t, "--state-dir", filepath.Join(dir, "state"), "--console-token-file", tokenFile)
+	api := []string{"--console", p.consoleURL, "--console-token-file", tokenFile}
+	u, _ := url.Parse(pgDSN)
+	missingDB := *u
+	missingDB.Path = "/cli30_no_such_db"
+	closed := *u
+	closed.Host = "127.0.0.1:1"
+	for _, c := range []struct {
+		name, dsn, problem string
+		code               int
+	}{
+		{"missing database", missingDB.String(), "database_missing", exitTestFailed},
+		{"closed port", closed.String(), "server_unreachable", exitTestFailed},
+		{"missing sqlite file", filepath.Join(dir, "nope.db"), "file_missing", exitRefused},
+		{"mysql URL, closed port", "mysql://me@127.0.0.1:1/shop", "server_unreachable", exitTestFailed},
+	} {
+		_, errOut, code := runCLI(t, "", append([]string{"source", "add", c.dsn}, api...)...)
+		if code != c.code || !strings.Contains(errOut, c.problem) || strings.Contains(errOut, c.dsn) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d naming %s", c.name, code, errOut, c.code, c.problem)
+		}
+	}
+	if out := mustCLI(t, append([]string{"source", "list"}, api...)...); !strings.Contains(out, "No sources") {
+		t.Fatalf("a failed add kept a source: %s", out)
+	}
+	mustCLI(t, append([]string{"source", "add", "--alias", "gone", "--no-test", missingDB.String()}, api...)...)
+	out, _, code := runCLI(t, "", append([]string{"source", "test", "gone"}, api...)...)
+	if code != exitTestFailed || !strings.HasPrefix(out, "database_missing: ") {
+		t.Fatalf("source test: exit %d, %q", code, out)
+	}
+}
