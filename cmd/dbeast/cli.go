@@ -340,3 +340,6 @@ func parseArgs(fs *flag.FlagSet, args []string, o cmdIO) (pos []string, code int
 	}
 	return pos, exitOK, true
 }
+
+// asAPIError is errors.As for *apiError.
+func asAPIError(err error, target **apiError) bool { return errors.As(err, target) }

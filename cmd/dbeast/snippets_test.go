@@ -105,7 +105,8 @@ func TestClaudeCodeSnippets(t *testing.T) {
 }
 
 // TestCreateConnectionPrintsSnippets checks serve's --create-connection
-// output: every client's snippet, carrying the new connection's token.
+// output: every client's snippet, carrying the new connection's token;
+// a second start with the same label creates nothing and shows no token.
 func TestCreateConnectionPrintsSnippets(t *testing.T) {
 	b, err := broker.New(broker.Config{ConsoleHandler: consoleapi.NewHandler, StateDir: filepath.Join(t.TempDir(), "state"), Listen: "127.0.0.1:0", Console: "127.0.0.1:0"})
 	if err != nil {
@@ -116,7 +117,7 @@ func TestCreateConnectionPrintsSnippets(t *testing.T) {
 	}
 	defer b.Close()
 	var out bytes.Buffer
-	if err := createAndPrintConnection(b, "my agent", &out); err != nil {
+	if err := ensureConnection(b, "my agent", "", &out); err != nil {
 		t.Fatal(err)
 	}
 	conns := b.Connections()
@@ -130,5 +131,12 @@ func TestCreateConnectionPrintsSnippets(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "claude mcp add --transport http dbeast") || strings.Count(out.String(), "Bearer dbc_") < 5 {
 		t.Errorf("snippets without the token:\n%s", out.String())
+	}
+	out.Reset()
+	if err := ensureConnection(b, "my agent", "", &out); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(b.Connections()); n != 1 || strings.Contains(out.String(), "dbc_") || !strings.Contains(out.String(), "exists") {
+		t.Fatalf("second start: %d connections, output %q", n, out.String())
 	}
 }
