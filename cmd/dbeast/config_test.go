@@ -65,7 +65,10 @@ func TestConfigFileFromEmptyStateToQuery(t *testing.T) {
 	if _, err := pg.Exec(ctx, "CREATE TABLE public."+other+" (id int PRIMARY KEY); INSERT INTO public."+other+" VALUES (7)"); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { pg.Exec(context.Background(), "DROP TABLE IF EXISTS public."+other); pg.Close(context.Background()) })
+	t.Cleanup(func() {
+		pg.Exec(context.Background(), "DROP TABLE IF EXISTS public."+other)
+		pg.Close(context.Background())
+	})
 	my, err := gomysql.ParseDSN(myDSN)
 	if err != nil {
 		t.Fatal(err)
@@ -256,5 +259,36 @@ func TestConfigFileRefusals(t *testing.T) {
 	}
 	if _, err := (fileSource{Name: "a", DSN: "mysql://me@h/db", PasswordEnv: "CLI30_UNSET"}).newSource(); err == nil {
 		t.Error("an unset password variable was accepted")
+	}
+}
+
+// TestReadmeConfigExampleParses: the README's example file is one
+// loadConfigFile accepts, every source in it builds (with its password
+// variables set).
+func TestReadmeConfigExampleParses(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(raw), "<!-- cmd/dbeast/config_test.go parses the next block. -->\n```toml\n")
+	block, _, closed := strings.Cut(rest, "```")
+	if !ok || !closed {
+		t.Fatal("README.md: the config example block is missing")
+	}
+	f := filepath.Join(t.TempDir(), "dbeast.toml")
+	os.WriteFile(f, []byte(block), 0o600)
+	fc, err := loadConfigFile(f)
+	if err != nil {
+		t.Fatalf("the README's example: %v", err)
+	}
+	t.Setenv("SHOP_PASSWORD", "x")
+	t.Setenv("ORDERS_PASSWORD", "y")
+	for _, s := range fc.Sources {
+		if _, err := s.newSource(); err != nil {
+			t.Errorf("source %q: %v", s.Name, err)
+		}
+	}
+	if len(fc.Sources) != 3 || len(fc.Connections) != 1 || len(fc.Shares) != 2 {
+		t.Fatalf("parsed %+v", fc)
 	}
 }
