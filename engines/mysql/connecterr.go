@@ -70,16 +70,25 @@ var _ engines.AccessChecker = (*Engine)(nil)
 // test reports them before an agent asks: PROCESS (the proof reads the
 // InnoDB table identity) by reading the flavor's identity table, and
 // LOCK TABLES (the proof's lock probe) by locking one base table of the
-// database for read and unlocking it at once, when it has one.
+// database for read and unlocking it at once, when it has one. Only a
+// refused privilege is an error: anything else (a lock that is not
+// granted within 5 seconds, a table dropped meanwhile) says nothing
+// about the account, and the connection itself already worked. The
+// connection is not returned to the pool (run leaves it unclean), so the
+// session setting it changes goes with it.
 func (e *Engine) CheckAccess(ctx context.Context) error {
 	return e.run(ctx, nil, func(ctx context.Context) error {
+		denied := func(err error) bool {
+			switch mysqlNumber(err) {
+			case errDBAccessDenied, errTableAccessDenied, errSpecificAccess:
+				return true
+			}
+			return false
+		}
 		var n int
 		err := e.conn.QueryRowContext(ctx, fmt.Sprintf("SELECT COUNT(*) FROM (SELECT 1 FROM %s LIMIT 1) x", e.fl.identityTable())).Scan(&n)
-		if err != nil {
-			if mysqlNumber(err) == errSpecificAccess || mysqlNumber(err) == errDBAccessDenied || mysqlNumber(err) == errTableAccessDenied {
-				return engines.NewError(engines.CodeDenied, ReasonNoProcess, err)
-			}
-			return err
+		if denied(err) {
+			return engines.NewError(engines.CodeDenied, ReasonNoProcess, err)
 		}
 		var table string
 		err = e.conn.QueryRowContext(ctx, "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME LIMIT 1", e.cfg.DBName).Scan(&table)
@@ -87,13 +96,16 @@ func (e *Engine) CheckAccess(ctx context.Context) error {
 			// No table to lock: nothing to read yet, nothing to check.
 			return nil
 		}
+		if err := e.exec(ctx, "SET SESSION lock_wait_timeout = 5"); err != nil {
+			return nil
+		}
 		if err := e.exec(ctx, "LOCK TABLES "+qualified(e.cfg.DBName, table)+" READ"); err != nil {
-			switch mysqlNumber(err) {
-			case errDBAccessDenied, errTableAccessDenied, errSpecificAccess:
+			if denied(err) {
 				return engines.NewError(engines.CodeDenied, ReasonNoLockPrivilege, err)
 			}
-			return err
+			return nil
 		}
-		return e.exec(ctx, "UNLOCK TABLES")
+		_ = e.exec(ctx, "UNLOCK TABLES")
+		return nil
 	})
 }
