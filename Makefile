@@ -75,7 +75,7 @@ dist: ## versioned release archives + SHA-256 checksums in dist/ (VERSION, TARGE
 	build/dist.sh
 
 dist-test: ## build one release archive (linux/amd64) and check it (slow: a -trimpath cgo build)
-	DBEAST_TEST_DIST=1 $(GO) test -count=1 -run TestDist ./cmd/dbeast
+	DBEAST_TEST_DIST=1 $(GO) test -count=1 -timeout 60m -run TestDist -v ./cmd/dbeast
 
 tray: ## build the tray app
 	$(GO) build -o bin/dbeast-tray ./tray/cmd/dbeast-tray

@@ -51,9 +51,9 @@ var problems = map[Reason]Problem{
 func RegisterProblem(r Reason, p Problem) { problems[r] = p }
 
 // ProblemOf is the problem of a failed connection test with code and
-// reason: a shared reason's own, CodeDenied (a privilege the account
-// lacks, whose reason names it) insufficient_privilege, "" for no code
-// (success), anything else connection_failed.
+// reason: a shared or registered reason's own, CodeDenied (a privilege
+// the account lacks, whose reason names it) insufficient_privilege, ""
+// for no code (success), anything else connection_failed.
 func ProblemOf(code Code, reason Reason) Problem {
 	if code == "" {
 		return ""
@@ -63,9 +63,6 @@ func ProblemOf(code Code, reason Reason) Problem {
 	}
 	if code == CodeDenied {
 		return ProblemPrivilege
-	}
-	if code == CodeUnavailable {
-		return ProblemConfig
 	}
 	return ProblemOther
 }

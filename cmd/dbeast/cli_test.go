@@ -137,3 +137,35 @@ func TestCLISourceAddReportsTheProblem(t *testing.T) {
 		t.Fatalf("source test: exit %d, %q", code, out)
 	}
 }
+
+// TestCreateConnectionIsIdempotentAsAService: serve run as a service
+// (--console-token-file) with --create-connection and
+// --connection-token-file creates the connection once, writes its token
+// once, and prints a one-time sign-in link at every start; a restart
+// with the same label creates nothing and leaves the token file alone.
+func TestCreateConnectionIsIdempotentAsAService(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--state-dir", filepath.Join(dir, "state"), "--console-token-file", filepath.Join(dir, "console.token"),
+		"--create-connection", "ci agent", "--connection-token-file", filepath.Join(dir, "agent.token")}
+	var first string
+	for i := 0; i < 2; i++ {
+		p := startServe(t, args...)
+		out := p.out.String()
+		if !strings.Contains(out, "Console:      http://") || !strings.Contains(out, "#code=dbo_") || strings.Contains(out, "dbc_") {
+			t.Fatalf("start %d output:\n%s", i+1, out)
+		}
+		tok := mustRead(t, filepath.Join(dir, "agent.token"))
+		if i == 0 {
+			first = tok
+		} else if tok != first {
+			t.Fatal("the second start rewrote the token file")
+		}
+		var conns []map[string]any
+		json.Unmarshal([]byte(mustCLI(t, "connection", "list", "--json", "--console", p.consoleURL, "--console-token-file", filepath.Join(dir, "console.token"))), &conns)
+		if len(conns) != 1 {
+			t.Fatalf("start %d: %d connections", i+1, len(conns))
+		}
+		p.cmd.Process.Signal(os.Interrupt)
+		p.cmd.Wait()
+	}
+}

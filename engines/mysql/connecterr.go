@@ -62,6 +62,7 @@ func init() {
 	// cannot tell a missing database from one the account cannot see.
 	engines.RegisterProblem(ReasonNoSuchDatabase, engines.ProblemNoDatabase)
 	engines.RegisterProblem(ReasonNoDatabase, engines.ProblemConfig)
+	engines.RegisterProblem(ReasonSystemDatabase, engines.ProblemConfig)
 }
 
 var _ engines.AccessChecker = (*Engine)(nil)
