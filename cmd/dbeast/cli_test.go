@@ -169,3 +169,25 @@ func TestCreateConnectionIsIdempotentAsAService(t *testing.T) {
 		p.cmd.Wait()
 	}
 }
+
+// TestServeLogsJSONToAFile: --log-file and --log-format json put the
+// broker's log, one JSON object a line, in a 0600 file.
+func TestServeLogsJSONToAFile(t *testing.T) {
+	dir := t.TempDir()
+	logFile := filepath.Join(dir, "dbeast.log")
+	p := startServe(t, "--state-dir", filepath.Join(dir, "state"), "--log-file", logFile, "--log-format", "json")
+	p.cmd.Process.Signal(os.Interrupt)
+	p.cmd.Wait()
+	raw := mustRead(t, logFile)
+	lines := strings.Split(strings.TrimSpace(raw), "\n")
+	var first map[string]any
+	if len(lines) == 0 || json.Unmarshal([]byte(lines[0]), &first) != nil || first["msg"] == nil {
+		t.Fatalf("log file:\n%s", raw)
+	}
+	if fi, _ := os.Stat(logFile); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("log file mode %v", fi.Mode())
+	}
+	if _, errOut, code := runCLI(t, "", "serve", "--log-format", "xml", "--state-dir", dir); code != 2 || !strings.Contains(errOut, "want text or json") {
+		t.Fatalf("--log-format xml: exit %d %q", code, errOut)
+	}
+}

@@ -124,11 +124,13 @@ type applier struct {
 	reg   managedState
 }
 
-// configure adds the applier to cfg when --config is set: the console
-// handler that marks managed objects and serves POST /api/reload.
-func (x *serveExtras) configure(cfg broker.Config) (broker.Config, error) {
-	if x.configFile == "" {
-		return cfg, nil
+// configure is serve's broker configuration: f's, with --log-file and
+// --log-format applied, and when --config is set the applier's console
+// handler, which marks managed objects and serves POST /api/reload.
+func (x *serveExtras) configure(f *serveFlags) (broker.Config, error) {
+	cfg, err := x.logger(f.config(), f)
+	if err != nil || x.configFile == "" {
+		return cfg, err
 	}
 	abs, err := filepath.Abs(x.configFile)
 	if err != nil {

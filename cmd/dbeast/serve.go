@@ -115,7 +115,7 @@ func runServe(args []string) int {
 		fmt.Fprintln(os.Stderr, "dbeast serve:", err)
 		return 2
 	}
-	cfg, err := x.configure(f.config())
+	cfg, err := x.configure(&f)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "dbeast serve:", err)
 		return 2

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
 
 	"github.com/dbeast/dbeast/broker"
 )
@@ -18,11 +21,46 @@ type serveExtras struct {
 	// configFile is --config; nil applier without it.
 	configFile string
 	applier    *applier
+	// logFile and logFormat are --log-file and --log-format.
+	logFile, logFormat string
 }
 
 func (x *serveExtras) register(fs *flag.FlagSet) {
 	fs.StringVar(&x.connTokenFile, "connection-token-file", "", "write --create-connection's token to FILE (mode 0600) instead of printing it")
 	fs.StringVar(&x.configFile, "config", "", "apply the sources, connections and sharing of this TOML file at start, on SIGHUP and on dbeast reload")
+	fs.StringVar(&x.logFile, "log-file", "", "append the log to FILE (mode 0600) instead of stderr")
+	fs.StringVar(&x.logFormat, "log-format", "text", "log line format: text or json")
+}
+
+// logger applies --log-file and --log-format to cfg's logger, which
+// serveFlags built for text on stderr. The log holds ids and static codes
+// only, so a file readable by its owner alone is enough.
+func (x *serveExtras) logger(cfg broker.Config, f *serveFlags) (broker.Config, error) {
+	if x.logFormat != "text" && x.logFormat != "json" {
+		return cfg, fmt.Errorf("--log-format %q: want text or json", x.logFormat)
+	}
+	if x.logFile == "" && x.logFormat == "text" {
+		return cfg, nil
+	}
+	var out io.Writer = os.Stderr
+	if f.logOut != nil {
+		out = f.logOut
+	}
+	if x.logFile != "" {
+		fh, err := os.OpenFile(x.logFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			return cfg, errors.New("--log-file: cannot open the file")
+		}
+		out = fh // open for the life of the process
+	}
+	lvl, _ := f.level()
+	opts := &slog.HandlerOptions{Level: lvl}
+	if x.logFormat == "json" {
+		cfg.Logger = slog.New(slog.NewJSONHandler(out, opts))
+	} else {
+		cfg.Logger = slog.New(slog.NewTextHandler(out, opts))
+	}
+	return cfg, nil
 }
 
 // ready is what serve does once the broker listens: apply --config, and
