@@ -156,6 +156,9 @@ level = "read"
 		t.Fatalf("approve: %d %s", code, body)
 	}
 	rowsOf(t, a.wait(askID))
+	if _, body := consoleCall(t, p.consoleURL, consoleToken, "GET", "/api/sessions", nil); !strings.Contains(string(body), `"scope":"source","source_id":"`+pgSrc) {
+		t.Fatalf("the approval granted no source grant: %s", body)
+	}
 
 	snapshot := func() string {
 		var s []string
@@ -185,8 +188,26 @@ level = "read"
 	if after, tokAfter := snapshot(), mustRead(t, agentToken); after != before || tokAfter != tokBefore {
 		t.Fatalf("applying the same file changed the state:\nbefore %s\nafter  %s", before, after)
 	}
-	if code, _ := consoleCall(t, p.consoleURL, consoleToken, "PATCH", "/api/sources/"+pgSrc, map[string]string{"alias": "renamed"}); code != http.StatusConflict {
-		t.Fatalf("edit of a managed source: %d, want 409", code)
+	var conns []struct {
+		ID string `json:"connection_id"`
+	}
+	_, body := consoleCall(t, p.consoleURL, consoleToken, "GET", "/api/connections", nil)
+	json.Unmarshal(body, &conns)
+	for _, c := range []struct {
+		method, path string
+		body         any
+	}{
+		{"PATCH", "/api/sources/" + pgSrc, map[string]string{"alias": "renamed"}},
+		{"DELETE", "/api/sources/" + pgSrc, nil},
+		{"DELETE", "/api/connections/" + conns[0].ID, nil},
+		{"PUT", "/api/sharing", map[string]any{"connection_id": conns[0].ID, "source_id": pgSrc, "database_level": "read_write"}},
+	} {
+		if code, _ := consoleCall(t, p.consoleURL, consoleToken, c.method, c.path, c.body); code != http.StatusConflict {
+			t.Fatalf("%s %s of a managed object: %d, want 409", c.method, c.path, code)
+		}
+	}
+	if snapshot() != before {
+		t.Fatal("a refused console edit changed the state")
 	}
 
 	// Narrowing through the file.
@@ -194,7 +215,7 @@ level = "read"
 	if out := mustCLI(t, append([]string{"reload"}, api...)...); !strings.Contains(out, "1 removed") {
 		t.Fatalf("reload after removing the share: %s", out)
 	}
-	_, body := consoleCall(t, p.consoleURL, consoleToken, "GET", "/api/sessions", nil)
+	_, body = consoleCall(t, p.consoleURL, consoleToken, "GET", "/api/sessions", nil)
 	if strings.Contains(string(body), pgSrc) {
 		t.Fatalf("the session still holds a grant on the source: %s", body)
 	}
