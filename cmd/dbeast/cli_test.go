@@ -68,6 +68,15 @@ func TestCLIPasswordNeverFromArgv(t *testing.T) {
 			t.Errorf("withDSNPassword(%q) = %q, %v; want %q", c.dsn, got, err, c.want)
 		}
 	}
+	for dsn, want := range map[string]bool{
+		"postgres://me:pw@h/db": true, "postgres://me@h/db?password=pw": true, "postgres://me@h/db": false,
+		"host=h password=pw": true, "host=h user=me": false,
+		"me:pw@tcp(h:3306)/db": true, "me@tcp(h:3306)/db": false, "mysql://me:pw@h/db": true,
+	} {
+		if got := dsnHasPassword(dsn); got != want {
+			t.Errorf("dsnHasPassword(%q) = %v", dsn, got)
+		}
+	}
 	var pf passwordFlags
 	o := cmdIO{stdin: strings.NewReader("from-stdin\nrest"), getenv: envMap{"PW": "from-env"}.get}
 	pf.stdin = true

@@ -150,6 +150,9 @@ func sourceAdd(args []string, o cmdIO) int {
 	if err != nil {
 		return o.usageError("source add", err.Error())
 	}
+	if dsnHasPassword(ns.DSN) {
+		fmt.Fprintln(o.stderr, "dbeast source add: warning: the DSN on the command line holds a password, which other users can see in the process list and the shell keeps in its history; use --password, --password-stdin or --password-env next time")
+	}
 	if pw.set() {
 		p, err := pw.read(o)
 		if err != nil {
@@ -443,4 +446,22 @@ func sourceRemove(args []string, o cmdIO) int {
 		fmt.Fprintf(o.stdout, "Removed source %s.\n", id)
 	}
 	return exitOK
+}
+
+// dsnHasPassword reports whether a DSN given on the command line carries
+// a password (a URL's userinfo, a keyword string's password=, the
+// driver form's user:password@).
+func dsnHasPassword(dsn string) bool {
+	if strings.Contains(dsn, "://") {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			return false
+		}
+		_, set := u.User.Password()
+		return set || u.Query().Has("password")
+	}
+	if cfg, err := gomysql.ParseDSN(dsn); err == nil && strings.Contains(dsn, "@") {
+		return cfg.Passwd != ""
+	}
+	return strings.Contains(dsn, "password=")
 }
