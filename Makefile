@@ -7,7 +7,7 @@ TEST_TIMEOUT ?= 20m
 # staticcheck.conf).
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: help build demo test race vet lint fmt bench load fuzz conformance matrix dbeast-matrix chromium tray
+.PHONY: help build demo test race vet lint fmt bench load fuzz conformance matrix dbeast-matrix chromium tray dist dist-test
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -18,8 +18,10 @@ build: ## build the dbeast binary into bin/
 demo: build ## run the broker on the embedded SQLite shop database
 	./$(BIN) demo
 
-test: vet ## run every test that can run here (live servers via DBEAST_TEST_*_DSN)
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+test: vet ## run every test that can run here (live servers via DBEAST_TEST_*_DSN), then list what was skipped and why
+	@rcfile=$$(mktemp); \
+	( $(GO) test -json -count=1 -timeout $(TEST_TIMEOUT) ./...; echo $$? > $$rcfile ) | $(GO) run ./cmd/dbeast-testreport; rep=$$?; \
+	rc=$$(cat $$rcfile); rm -f $$rcfile; [ "$$rc" = 0 ] && [ "$$rep" = 0 ]
 
 race: ## run every test under the race detector (same DSNs as make test)
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
@@ -68,6 +70,12 @@ dbeast-matrix: ## build dbeast-matrix (dbeast conformance plus the testcontainer
 
 chromium: ## install Debian's Chromium for the console browser tests
 	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+
+dist: ## versioned release archives + SHA-256 checksums in dist/ (VERSION, TARGETS; see build/dist.sh)
+	build/dist.sh
+
+dist-test: ## build one release archive (linux/amd64) and check it (slow: a -trimpath cgo build)
+	DBEAST_TEST_DIST=1 $(GO) test -count=1 -timeout 60m -run TestDist -v ./cmd/dbeast
 
 tray: ## build the tray app
 	$(GO) build -o bin/dbeast-tray ./tray/cmd/dbeast-tray

@@ -9,7 +9,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Version is the broker's reported implementation version.
+// Version is the base version of this source tree; ServerVersion (version.go)
+// is what serverInfo and dbeast --version report.
 const Version = "0.1.0"
 
 // newMCPServer builds the SDK server: instructions, our middleware and
@@ -17,7 +18,7 @@ const Version = "0.1.0"
 // added before any client connects (the deprecated HasTools option is
 // not needed). The HTTP side is in guard.go.
 func (b *Broker) newMCPServer() *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "dbeast", Version: Version}, &mcp.ServerOptions{
+	s := mcp.NewServer(&mcp.Implementation{Name: "dbeast", Version: ServerVersion()}, &mcp.ServerOptions{
 		Instructions: Instructions,
 		Logger:       slog.New(atLeast{b.log.Handler(), slog.LevelWarn}),
 	})

@@ -286,18 +286,13 @@ func (b *Broker) TestSource(ctx context.Context, id string) (SourceHealth, error
 	if drv := b.cfg.Drivers[src.Kind]; drv == nil {
 		h = SourceHealth{Code: engines.CodeUnavailable, Reason: engines.ReasonBadConfig}
 	} else {
-		ctx, cancel := context.WithTimeout(ctx, engines.SetupDeadline)
-		eng, err := drv.Open(ctx, src)
+		warnings, err := testConnection(ctx, drv, src) // source_check.go
 		if err != nil {
 			e := engines.AsError(err)
 			h = SourceHealth{Code: e.Code, Reason: e.Reason}
 		} else {
-			if hw, ok := eng.(engines.HealthWarner); ok {
-				h.Warnings, _ = hw.HealthWarnings(ctx) // a failed check warns of nothing
-			}
-			eng.Close()
+			h.Warnings = warnings
 		}
-		cancel()
 	}
 	h.TestedAt = b.cfg.now().UTC()
 	b.mu.Lock()

@@ -14,7 +14,11 @@ import (
 // console's guard, and the static page for every other path. It reads
 // b's console address per request, so it may be built before b listens.
 // It is safe for concurrent use.
-func NewHandler(b *broker.Broker) http.Handler {
+func NewHandler(b *broker.Broker) http.Handler { return NewHandlerWith(b, Options{}) }
+
+// NewHandlerWith is NewHandler with the options of a broker whose
+// configuration a file manages (managed.go).
+func NewHandlerWith(b *broker.Broker, o Options) http.Handler {
 	mux := http.NewServeMux()
 	addSourceRoutes(mux, b)
 	addDocumentRoutes(mux, b)
@@ -64,7 +68,7 @@ func NewHandler(b *broker.Broker) http.Handler {
 		},
 		MaxBody: broker.MaxBodyBytes,
 	}
-	api := g.Authenticated(mux)
+	api := g.Authenticated(o.wrap(b, mux))
 	return g.Front(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasPrefix(r.URL.Path, "/api/") {
 			page{}.ServeHTTP(w, r) // the static page; it sets its own CSP

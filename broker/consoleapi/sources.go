@@ -18,7 +18,7 @@ func addSourceRoutes(mux *http.ServeMux, b *broker.Broker) {
 		}
 		src, err := b.AddSource(ns)
 		if err != nil {
-			writeResult(w, err)
+			writeSourceError(w, err)
 			return
 		}
 		writeJSON(w, http.StatusCreated, map[string]string{"source_id": src.ID})
@@ -45,7 +45,7 @@ func addSourceRoutes(mux *http.ServeMux, b *broker.Broker) {
 			writeError(w, err, nil)
 			return
 		}
-		writeJSON(w, http.StatusOK, h)
+		writeJSON(w, http.StatusOK, withProblem(h))
 	})
 	mux.HandleFunc("GET /api/sources/{id}/tables", func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 20*time.Second)

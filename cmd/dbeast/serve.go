@@ -105,7 +105,9 @@ func runServe(args []string) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	var f serveFlags
 	f.register(fs)
-	fs.StringVar(&f.newConnection, "create-connection", "", "create an agent connection with this label at start and print its client configuration")
+	fs.StringVar(&f.newConnection, "create-connection", "", "create an agent connection with this label at start unless one exists, and print its client configuration")
+	var x serveExtras // serve_start.go, config.go
+	x.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -113,13 +115,11 @@ func runServe(args []string) int {
 		fmt.Fprintln(os.Stderr, "dbeast serve:", err)
 		return 2
 	}
-	if f.newConnection != "" && f.tokenFile != "" {
-		// With a token file serve runs as a service whose output may go
-		// to a log, and the connection's token must not.
-		fmt.Fprintln(os.Stderr, "dbeast serve: --create-connection prints a token; it cannot be combined with --console-token-file")
+	cfg, err := x.configure(&f)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "dbeast serve:", err)
 		return 2
 	}
-	cfg := f.config()
 	if err := inheritListeners(&cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "dbeast serve:", err)
 		return 1
@@ -129,23 +129,7 @@ func runServe(args []string) int {
 		fmt.Fprintln(os.Stderr, "dbeast serve:", err)
 		return 1
 	}
-	var ready func() error
-	if f.newConnection != "" {
-		ready = func() error { return createAndPrintConnection(b, f.newConnection, os.Stdout) }
-	}
-	return serveUntilSignal(b, &f, os.Stdout, ready)
-}
-
-// createAndPrintConnection creates an agent connection and prints each
-// client's configuration for it: the only time its token is shown.
-func createAndPrintConnection(b *broker.Broker, label string, out io.Writer) error {
-	nc, err := b.CreateConnection(label)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "\nCreated the agent connection %q (%s); its token is shown only here.\n", label, nc.ID)
-	printSnippets(out, b.MCPURL(), nc.Token)
-	return nil
+	return serveUntilSignal(b, &f, os.Stdout, func() error { return x.ready(b, &f, os.Stdout) })
 }
 
 // serveUntilSignal starts b, announces the console, waits for Ctrl-C or
@@ -170,16 +154,7 @@ func serveUntilSignal(b *broker.Broker, f *serveFlags, out io.Writer, ready func
 	}
 	fmt.Fprintf(out, "MCP endpoint: %s\n", b.MCPURL())
 	fmt.Fprintf(out, "Secrets:      %s\n", b.SecretStore())
-	if f.tokenFile != "" {
-		// A service: its output may go to a log, so it prints no secret;
-		// the tray (or a client of the API) makes sign-in links.
-		fmt.Fprintf(out, "Console API:  %sapi/ (token in %s)\n", b.ConsoleURL(), f.tokenFile)
-	} else {
-		// The link carries a one-time sign-in code, not the token: the
-		// browser keeps the address in its history.
-		fmt.Fprintf(out, "Console:      %s (a sign-in link; it works once, for 10 minutes)\n", b.ConsoleSignInURL())
-		fmt.Fprintf(out, "Console API:  %sapi/ (token %s)\n", b.ConsoleURL(), b.ConsoleToken())
-	}
+	printConsole(out, b, f) // serve_start.go
 	fmt.Fprintln(out, "Press Ctrl-C to stop.")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

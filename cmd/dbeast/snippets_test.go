@@ -144,7 +144,8 @@ func snippet(t *testing.T, snippets []broker.Snippet, client string) broker.Snip
 
 // TestCreateConnectionPrintsSnippets checks serve's --create-connection
 // output: every client's snippet for the new connection's token, with the
-// line that hands the token over where the snippet only refers to it.
+// line that hands the token over where the snippet only refers to it; a
+// second start with the same label creates nothing and shows no token.
 func TestCreateConnectionPrintsSnippets(t *testing.T) {
 	b, err := broker.New(broker.Config{ConsoleHandler: consoleapi.NewHandler, StateDir: filepath.Join(t.TempDir(), "state"), Listen: "127.0.0.1:0", Console: "127.0.0.1:0"})
 	if err != nil {
@@ -155,7 +156,7 @@ func TestCreateConnectionPrintsSnippets(t *testing.T) {
 	}
 	defer b.Close()
 	var out bytes.Buffer
-	if err := createAndPrintConnection(b, "my agent", &out); err != nil {
+	if err := ensureConnection(b, "my agent", "", &out); err != nil {
 		t.Fatal(err)
 	}
 	conns := b.Connections()
@@ -173,5 +174,12 @@ func TestCreateConnectionPrintsSnippets(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "claude mcp add --transport http dbeast") || !strings.Contains(out.String(), "export DBEAST_TOKEN="+"'"+token+"'") {
 		t.Errorf("snippets without the command or the token line:\n%s", out.String())
+	}
+	out.Reset()
+	if err := ensureConnection(b, "my agent", "", &out); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(b.Connections()); n != 1 || strings.Contains(out.String(), "dbc_") || !strings.Contains(out.String(), "exists") {
+		t.Fatalf("second start: %d connections, output %q", n, out.String())
 	}
 }

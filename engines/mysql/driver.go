@@ -83,7 +83,11 @@ func parseConfig(src engines.Source) (*gomysql.Config, error) {
 	if src.Kind != engines.MySQL {
 		return nil, engines.NewError(engines.CodeUnavailable, engines.ReasonBadConfig, nil)
 	}
-	cfg, err := gomysql.ParseDSN(src.DSN)
+	dsn, ok := driverDSN(src.DSN) // dsnurl.go: mysql:// and mariadb:// URLs
+	if !ok {
+		return nil, engines.NewError(engines.CodeUnavailable, engines.ReasonBadConfig, nil)
+	}
+	cfg, err := gomysql.ParseDSN(dsn)
 	if err != nil {
 		// The parse error may quote the DSN (and its password): dropped.
 		return nil, engines.NewError(engines.CodeUnavailable, engines.ReasonBadConfig, nil)
@@ -239,11 +243,7 @@ func connectError(err error) *engines.Error {
 	if errors.As(err, &ee) {
 		return ee
 	}
-	switch mysqlNumber(err) {
-	case errAccessDenied, errDBAccessDenied:
-		return engines.NewError(engines.CodeUnavailable, ReasonAuth, err)
-	}
-	return engines.NewError(engines.CodeUnavailable, engines.ReasonConnect, err)
+	return classifyConnect(err) // connecterr.go
 }
 
 // connect opens one connection, detects the flavor and checks that the

@@ -135,11 +135,7 @@ func dial(ctx context.Context, cfg *pgx.ConnConfig) (*pooledConn, error) {
 		case sctx.Err() != nil:
 			return nil, engines.NewError(engines.CodeUnavailable, engines.ReasonSetupTimeout, err)
 		}
-		var pgErr *pgconn.PgError
-		if errors.As(err, &pgErr) && pgErr.Code == "42501" {
-			return nil, engines.NewError(engines.CodeDenied, ReasonPrivilege, err)
-		}
-		return nil, engines.NewError(engines.CodeUnavailable, engines.ReasonConnect, err)
+		return nil, connectError(err) // connecterr.go
 	}
 	if err := checkServerVersion(ctx, conn); err != nil {
 		return nil, err

@@ -26,7 +26,6 @@ package sqlite
 import (
 	"context"
 	"os"
-	"path/filepath"
 
 	"github.com/dbeast/dbeast/engines"
 )
@@ -62,12 +61,13 @@ var (
 // Validate checks that the source names an existing regular file by an
 // absolute path. It does not open the file.
 func (Driver) Validate(src engines.Source) (engines.SourceInfo, error) {
-	if src.Kind != engines.SQLite || src.Path == "" || !filepath.IsAbs(src.Path) {
+	path, ok := sourcePath(src.Path) // dsnurl.go: file: URIs
+	if src.Kind != engines.SQLite || !ok {
 		return engines.SourceInfo{}, engines.NewError(engines.CodeUnavailable, engines.ReasonBadConfig, nil)
 	}
-	fi, err := os.Stat(src.Path)
+	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() {
-		return engines.SourceInfo{}, engines.NewError(engines.CodeUnavailable, engines.ReasonBadConfig, err)
+		return engines.SourceInfo{}, engines.NewError(engines.CodeUnavailable, engines.ReasonFileMissing, err)
 	}
 	return engines.SourceInfo{Database: "main", DefaultSchema: "main"}, nil
 }
@@ -79,6 +79,7 @@ func (d Driver) Open(ctx context.Context, src engines.Source) (engines.Engine, e
 	if _, err := d.Validate(src); err != nil {
 		return nil, err
 	}
+	src.Path, _ = sourcePath(src.Path)
 	ctx, cancel := context.WithTimeout(ctx, engines.SetupDeadline)
 	defer cancel()
 	h, err := openHandle(ctx, src.Path, false)

@@ -211,13 +211,19 @@ func TestValidate(t *testing.T) {
 		name string
 		src  engines.Source
 		ok   bool
+		// why is the refusal's reason.
+		why engines.Reason
 	}{
-		{"ok", engines.Source{Kind: engines.SQLite, Path: file}, true},
-		{"relative", engines.Source{Kind: engines.SQLite, Path: "x.db"}, false},
-		{"missing", engines.Source{Kind: engines.SQLite, Path: filepath.Join(dir, "nope.db")}, false},
-		{"directory", engines.Source{Kind: engines.SQLite, Path: dir}, false},
-		{"empty", engines.Source{Kind: engines.SQLite}, false},
-		{"wrong kind", engines.Source{Kind: engines.Postgres, Path: file}, false},
+		{"ok", engines.Source{Kind: engines.SQLite, Path: file}, true, ""},
+		{"file URI", engines.Source{Kind: engines.SQLite, Path: "file:" + file + "?mode=ro"}, true, ""},
+		{"file URI with empty host", engines.Source{Kind: engines.SQLite, Path: "file://" + file}, true, ""},
+		{"relative", engines.Source{Kind: engines.SQLite, Path: "x.db"}, false, engines.ReasonBadConfig},
+		{"relative file URI", engines.Source{Kind: engines.SQLite, Path: "file:x.db"}, false, engines.ReasonBadConfig},
+		{"file URI of another host", engines.Source{Kind: engines.SQLite, Path: "file://example.com" + file}, false, engines.ReasonBadConfig},
+		{"missing", engines.Source{Kind: engines.SQLite, Path: filepath.Join(dir, "nope.db")}, false, engines.ReasonFileMissing},
+		{"directory", engines.Source{Kind: engines.SQLite, Path: dir}, false, engines.ReasonFileMissing},
+		{"empty", engines.Source{Kind: engines.SQLite}, false, engines.ReasonBadConfig},
+		{"wrong kind", engines.Source{Kind: engines.Postgres, Path: file}, false, engines.ReasonBadConfig},
 	}
 	for _, c := range cases {
 		info, err := Driver{}.Validate(c.src)
@@ -225,9 +231,15 @@ func TestValidate(t *testing.T) {
 			if err != nil || info.Database != "main" || info.DefaultSchema != "main" {
 				t.Errorf("%s: %v %v", c.name, info, err)
 			}
+			eng, err := Driver{}.Open(context.Background(), c.src)
+			if err != nil {
+				t.Errorf("%s: Open: %v", c.name, err)
+			} else {
+				eng.Close()
+			}
 			continue
 		}
-		wantErr(t, err, engines.CodeUnavailable, engines.ReasonBadConfig)
+		wantErr(t, err, engines.CodeUnavailable, c.why)
 		if _, err := (Driver{}).Open(context.Background(), c.src); err == nil {
 			t.Errorf("%s: Open accepted", c.name)
 		}

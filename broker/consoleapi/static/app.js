@@ -297,6 +297,8 @@
   }
 
   function errorText(r, fallback) {
+    // A refused source carries the engine's static reason (never the DSN).
+    if (r.body && typeof r.body.error === "string" && typeof r.body.reason === "string" && r.body.reason) return visibleText(r.body.error + ": " + r.body.reason);
     if (r.body && typeof r.body.error === "string") return visibleText(r.body.error);
     return fallback + " (HTTP " + r.status + ")";
   }
