@@ -175,9 +175,11 @@ func (p *connPool) giveBack(c *pooledConn, clean bool) error {
 }
 
 // checkTimeout bounds the round trip quiesce may need (a ping, only when
-// the driver's background reader was left waiting on the socket) and
-// so every liveness check. A server that does not answer a ping within
-// it loses the connection, which costs a new one, never a wrong answer.
+// the driver's background reader was left waiting on the socket). A
+// server that does not answer within it is sent a cancel request and the
+// socket is cut cancelDeadlineDelay later, so a check ends within both;
+// the connection is then dropped, which costs a new one, never a wrong
+// answer.
 const checkTimeout = 2 * time.Second
 
 // quiesce reports whether pg's socket is left to its owner alone: no
