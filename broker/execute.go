@@ -84,7 +84,7 @@ func (rq *reqState) startLocked(r *request) {
 	rq.slotsGlobal++
 	rq.slotsByConn[r.connID]++
 	rq.wg.Add(1)
-	go b.runTask(ctx, cancel, r, pins)
+	go b.runTask(ctx, cancel, r, pins, rq.watchTaskLocked(r, rq.opDeadline))
 }
 
 // liveLocked reports whether the request's session, source (same
@@ -115,11 +115,14 @@ func (b *Broker) sessionAlive(id string) bool {
 }
 
 // runTask runs one operation and releases its slot only after the
-// engine's Close returned.
-func (b *Broker) runTask(ctx context.Context, cancel context.CancelFunc, r *request, pins map[string]string) {
+// engine's Close returned, also when its watchdog (w) ended the request
+// before.
+func (b *Broker) runTask(ctx context.Context, cancel context.CancelFunc, r *request, pins map[string]string, w *taskWatch) {
 	defer b.reqs.wg.Done()
-	res, ids, err := b.execute(ctx, r, pins)
+	res, ids, err := b.execute(ctx, r, pins, w)
+	w.enter(stageDone)
 	cancel()
+	w.stop()
 	b.reqs.mu.Lock()
 	defer b.reqs.mu.Unlock()
 	b.reqs.slotsGlobal--
@@ -141,8 +144,8 @@ func (b *Broker) runTask(ctx context.Context, cancel context.CancelFunc, r *requ
 
 // execute opens the source's engine, runs the request's operation and
 // closes the engine before returning. ids are the identities the
-// operation proved, by table.
-func (b *Broker) execute(ctx context.Context, r *request, pins map[string]string) (any, map[string]string, error) {
+// operation proved, by table. Each stage is told to the watchdog w.
+func (b *Broker) execute(ctx context.Context, r *request, pins map[string]string, w *taskWatch) (any, map[string]string, error) {
 	src, gen, ok := b.engineSource(r.sourceID)
 	drv := b.cfg.Drivers[engines.Kind(r.kind)]
 	if !ok || gen != r.generation || drv == nil {
@@ -151,20 +154,26 @@ func (b *Broker) execute(ctx context.Context, r *request, pins map[string]string
 	if r.write && src.ReadOnly {
 		return nil, nil, engines.NewError(engines.CodeDenied, engines.ReasonReadOnlySource, nil)
 	}
+	w.enter(stageOpen)
 	eng, err := drv.Open(ctx, src)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer eng.Close()
+	defer func() {
+		w.enter(stageClose)
+		eng.Close()
+	}()
 	lim := engines.Limits{}
 	switch r.operation {
 	case opListTables:
+		w.enter(stageList)
 		ts, err := eng.ListTables(ctx)
 		if err != nil {
 			return nil, nil, err
 		}
 		return tablesResult(ts), nil, nil
 	case opDescribeTable:
+		w.enter(stageDescribe)
 		p, err := eng.Describe(ctx, *r.table)
 		if err != nil {
 			return nil, nil, err
@@ -174,6 +183,7 @@ func (b *Broker) execute(ctx context.Context, r *request, pins map[string]string
 		}
 		return describeResult(p), map[string]string{p.Table.String(): p.Identity}, nil
 	case opReadTable, opQuerySQL:
+		w.enter(stageRead)
 		res, proofs, err := eng.Read(ctx, engines.ReadRequest{Verdict: r.verdict, Pins: pins, Limits: lim})
 		if err != nil {
 			return nil, nil, err
@@ -186,9 +196,11 @@ func (b *Broker) execute(ctx context.Context, r *request, pins map[string]string
 	case opRequestSQL:
 		// A table write runs as the regenerated SQL: the statement shown.
 		if r.verdict != nil && r.verdict.Mode == verifier.ModeTableWrite {
+			w.enter(stageWrite)
 			res, err := eng.Write(ctx, r.verdict, lim)
 			return res, nil, err
 		}
+		w.enter(stageExec)
 		res, err := eng.Exec(ctx, r.fullSQL, lim)
 		return res, nil, err
 	}

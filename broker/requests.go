@@ -172,8 +172,10 @@ type reqState struct {
 	// connection (the session's slot follows its connection) and in all.
 	slotsByConn map[string]int
 	slotsGlobal int
-	// opDeadline bounds one operation; tests shorten it.
-	opDeadline time.Duration
+	// opDeadline bounds one operation; tests shorten it. watchGrace is
+	// how long a task may run past it before its watchdog ends the
+	// request (watchdog.go); tests shorten it too.
+	opDeadline, watchGrace time.Duration
 	// wg tracks running tasks so Close can wait for them.
 	wg sync.WaitGroup
 }
@@ -182,6 +184,7 @@ func newReqState() *reqState {
 	return &reqState{
 		reqs: map[string]*request{}, sessions: map[string]*sessionReqs{},
 		docs: newDocStore(), slotsByConn: map[string]int{}, opDeadline: engines.OperationDeadline,
+		watchGrace: defaultWatchGrace,
 	}
 }
 

@@ -19,11 +19,25 @@ type loadResult struct {
 	rssBefore, rssPeak, rssAfter  int
 	rssAfterWait                  time.Duration
 	completedPerSec, offeredTotal float64
+	// maxLatency is the longest query, including one the end of the run
+	// cut; overDeadline counts those longer than the operation deadline
+	// (30 s). longestStall is the longest time in which no agent
+	// completed a read.
+	maxLatency, longestStall time.Duration
+	overDeadline             int
 }
+
+// operationDeadline is the contract's deadline of one request.
+const operationDeadline = 30 * time.Second
+
+// drainLimit bounds the wait for one read: the deadline, the broker's
+// grace for ending a stalled request (5 s) and a margin.
+const drainLimit = operationDeadline + 15*time.Second
 
 // runLoad drives agents, each sending point reads at rate per second (one
 // at a time: a tick that finds the previous read still running is
-// skipped) for d, and samples the broker's RSS.
+// skipped) for d, and samples the broker's RSS. Reads still running at
+// the end are awaited (their latency counts, their completion does not).
 func runLoad(ctx context.Context, b *brokerProc, agents []*agent, source, sql string, rate float64, d time.Duration, settle time.Duration, rebegin bool) loadResult {
 	res := loadResult{agents: len(agents), rate: rate, duration: d, rssBefore: b.rssKiB()}
 	var mu sync.Mutex
@@ -53,6 +67,7 @@ func runLoad(ctx context.Context, b *brokerProc, agents []*agent, source, sql st
 	}()
 	var wg sync.WaitGroup
 	start := time.Now()
+	lastDone := start
 	for _, a := range agents {
 		wg.Add(1)
 		go func(a *agent) {
@@ -77,14 +92,25 @@ func runLoad(ctx context.Context, b *brokerProc, agents []*agent, source, sql st
 					mu.Unlock()
 					continue
 				}
+				// A read begun before the end of the run is awaited, not
+				// cut, so one that outlives its deadline is seen; drainLimit
+				// bounds the wait should the broker never answer.
 				t0 := time.Now()
-				out, _, err := a.query(lctx, source, sql)
+				qctx, qcancel := context.WithTimeout(ctx, drainLimit)
+				out, _, err := a.query(qctx, source, sql)
+				qcancel()
 				if out == outLimit && rebegin {
 					a.used = keysPerSession // the next tick begins a new session
 				}
 				el := time.Since(t0)
+				mu.Lock()
+				res.maxLatency = max(res.maxLatency, el)
+				if el > operationDeadline {
+					res.overDeadline++
+				}
+				mu.Unlock()
 				if lctx.Err() != nil {
-					return // cut by the end of the run: not counted
+					return // ended after the run: only its latency counts
 				}
 				mu.Lock()
 				res.offeredTotal++
@@ -92,6 +118,9 @@ func runLoad(ctx context.Context, b *brokerProc, agents []*agent, source, sql st
 				case outCompleted:
 					res.completed++
 					lat = append(lat, el)
+					now := time.Now()
+					res.longestStall = max(res.longestStall, now.Sub(lastDone))
+					lastDone = now
 				case outHTTP429:
 					res.http429++
 				case outLimit:
@@ -108,6 +137,11 @@ func runLoad(ctx context.Context, b *brokerProc, agents []*agent, source, sql st
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	end := time.Now()
+	if e := start.Add(d); e.Before(end) {
+		end = e
+	}
+	res.longestStall = max(res.longestStall, end.Sub(lastDone))
 	close(stopRSS)
 	<-rssDone
 	for _, a := range agents {
@@ -134,6 +168,8 @@ func (r loadResult) String() string {
 		"p50 %.2f ms, p99 %.2f ms; broker RSS %d MiB before, %d MiB peak, %d MiB after (%s later)",
 		r.agents, r.rate, r.duration, r.completed, r.completedPerSec, r.http429, r.limit, r.failed,
 		ms(r.p50), ms(r.p99), r.rssBefore>>10, r.rssPeak>>10, r.rssAfter>>10, r.rssAfterWait)
+	s += fmt.Sprintf("; slowest %.2f s, %d past the %s deadline, longest stall %.2f s",
+		r.maxLatency.Seconds(), r.overDeadline, operationDeadline, r.longestStall.Seconds())
 	if r.firstErr != nil {
 		s += fmt.Sprintf("; first failure: %v", r.firstErr)
 	}

@@ -72,29 +72,28 @@ func (e *Engine) attach(pc *pconn) {
 // release hands the current connection back to the pool when the last
 // operation left it clean, else closes it. Needs e.mu.
 func (e *Engine) release() error {
+	return e.pool.giveBack(e.detachLocked())
+}
+
+// detachLocked takes the connection away from the engine and reports
+// whether the last operation left it fit for the pool. Needs e.mu.
+func (e *Engine) detachLocked() (*pconn, bool) {
 	pc := e.pc
-	if pc == nil {
-		return nil
-	}
 	e.pc, e.conn = nil, nil
-	if e.clean && !e.broken && !e.tainted {
-		e.pool.put(pc)
-		return nil
-	}
-	if err := pc.close(); err != nil {
-		return engines.NewError(engines.CodeFailed, ReasonConnectionLost, err)
-	}
-	return nil
+	return pc, e.clean && !e.broken && !e.tainted
 }
 
 // Close ends the engine and returns once its connection is back in the
-// pool (clean) or really closed.
+// pool (clean) or really closed. The connection is taken from the engine
+// under e.mu and given back or closed after letting go of it: closing
+// talks to the server (COM_QUIT), and no lock is held across the socket.
 func (e *Engine) Close() error {
 	e.closeOnce.Do(func() {
 		e.mu.Lock()
-		defer e.mu.Unlock()
 		e.closed = true
-		e.closeErr = e.release()
+		pc, clean := e.detachLocked()
+		e.mu.Unlock()
+		e.closeErr = e.pool.giveBack(pc, clean)
 	})
 	return e.closeErr
 }

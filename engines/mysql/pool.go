@@ -77,6 +77,9 @@ func (pc *pconn) close() error {
 
 // pool is the idle connections and the proof cache of one source.
 type pool struct {
+	// mu guards idle, timer and proofs. It is never held across a
+	// socket operation: a connection is taken out of idle or put in
+	// under mu, and checked or closed only outside it.
 	mu     sync.Mutex
 	idle   []*pconn // most recently used last
 	timer  *time.Timer
@@ -121,8 +124,15 @@ func (p *pool) take(ctx context.Context) *pconn {
 		// database/sql resets the session of a returned connection
 		// before handing it out again: go-sql-driver's ResetSession peeks
 		// at the socket and reports a connection the server closed, and
-		// onceConnector refuses to replace it.
-		conn, err := pc.db.Conn(ctx)
+		// onceConnector refuses to replace it. The peek needs the socket's
+		// read lock, and nothing else can hold it: go-sql-driver (v1.10.1)
+		// reads only in the goroutine of the call, its one goroutine of
+		// its own (the context watcher) never reads, and a connection is
+		// put back only after its operation returned. takeTimeout bounds
+		// the check all the same.
+		cctx, cancel := context.WithTimeout(ctx, takeTimeout)
+		conn, err := pc.db.Conn(cctx)
+		cancel()
 		if err != nil {
 			_ = pc.close()
 			continue
@@ -130,6 +140,26 @@ func (p *pool) take(ctx context.Context) *pconn {
 		pc.conn = conn
 		return pc
 	}
+}
+
+// takeTimeout bounds taking an idle connection: its session reset and
+// liveness check, which make no round trip.
+const takeTimeout = 2 * time.Second
+
+// giveBack puts pc back when clean, and closes it otherwise. It talks to
+// the server, so the caller holds no lock. A nil pc is nothing to do.
+func (p *pool) giveBack(pc *pconn, clean bool) error {
+	if pc == nil {
+		return nil
+	}
+	if clean {
+		p.put(pc)
+		return nil
+	}
+	if err := pc.close(); err != nil {
+		return engines.NewError(engines.CodeFailed, ReasonConnectionLost, err)
+	}
+	return nil
 }
 
 // put returns a clean connection to the pool, or closes it when the pool

@@ -2,8 +2,11 @@
 
 package postgres
 
-import "net"
+import (
+	"net"
+	"time"
+)
 
-// alive cannot peek at the socket here: an idle connection counts as
-// alive, and the first operation on a dead one fails.
-func alive(net.Conn) bool { return true }
+// peek cannot look at the socket here: an idle connection counts as
+// open, and the first operation on a dead one fails.
+func peek(net.Conn, time.Duration) bool { return true }

@@ -156,7 +156,7 @@ func (e *Engine) start(ctx context.Context) error {
 	if e.pc == nil {
 		return engines.NewError(engines.CodeFailed, ReasonConnectionLost, errClosed)
 	}
-	if e.served && !e.reusable || !alive(e.pg.Conn()) {
+	if e.served && !e.reusable || !alive(e.pg) {
 		if err := e.replace(ctx, false); err != nil {
 			return err
 		}

@@ -30,7 +30,8 @@ import (
 //
 // The server may end an idle connection (pg_terminate_backend,
 // idle_session_timeout, a restart). get checks an idle connection's
-// socket (alive) and passes over a dead one, and every operation checks
+// socket (alive), outside the pool's lock and under a deadline, and passes
+// over a dead one, and every operation checks
 // its engine's connection again (Engine.start), since it may have died
 // since Open or between the engine's operations, and runs on a new one
 // instead. A source whose sessions send
@@ -87,7 +88,10 @@ func (c *pooledConn) close() error {
 type connPool struct {
 	cfg *pgx.ConnConfig
 
-	mu    sync.Mutex // guards idle and timer
+	// mu guards idle and timer. It is never held across a socket
+	// operation (a check, a close): a connection is taken out of idle or
+	// put in under mu, and touched only outside it.
+	mu    sync.Mutex
 	idle  []*pooledConn
 	timer *time.Timer
 
@@ -131,40 +135,85 @@ func poolFor(dsn string, readOnly bool, cfg *pgx.ConnConfig) *connPool {
 	return p
 }
 
-// get returns an idle connection that is still within its lifetime, or
-// nil.
+// get returns an idle connection that is still within its lifetime and
+// alive, or nil. It takes a connection out of the pool under p.mu and
+// checks it only after letting go of the mutex: the check touches the
+// socket, and an Open or a Close of the same source must never wait for
+// a socket behind the pool's lock. A connection that fails is closed
+// here, also outside the lock, and the next one is tried.
 func (p *connPool) get() *pooledConn {
-	now := time.Now()
-	p.mu.Lock()
-	var stale []*pooledConn
-	var c *pooledConn
-	for len(p.idle) > 0 {
-		n := len(p.idle) - 1
-		x := p.idle[n]
-		p.idle = p.idle[:n]
-		if now.Sub(x.created) > poolMaxLifetime || now.Sub(x.idle) > poolIdleTimeout || x.pg.IsClosed() || !alive(x.pg.Conn()) {
-			stale = append(stale, x)
+	for {
+		p.mu.Lock()
+		n := len(p.idle)
+		if n == 0 {
+			p.mu.Unlock()
+			return nil
+		}
+		c := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		p.mu.Unlock()
+		now := time.Now()
+		if now.Sub(c.created) > poolMaxLifetime || now.Sub(c.idle) > poolIdleTimeout || !alive(c.pg) {
+			c.close()
 			continue
 		}
-		c = x
-		break
+		return c
 	}
-	p.mu.Unlock()
-	for _, x := range stale {
-		x.close()
-	}
-	return c
 }
 
-// giveBack puts c back when clean (its last operation left it so) and it
-// is idle and open, and closes it otherwise, returning close's error.
+// giveBack puts c back when clean (its last operation left it so), idle,
+// open and quiet, and closes it otherwise, returning close's error. Quiet
+// means no goroutine of the driver reads its socket any more (quiesce):
+// a pooled connection's socket is read by nobody, so the liveness check
+// of the next get (alive) never waits for another reader.
 func (p *connPool) giveBack(c *pooledConn, clean bool) error {
-	if clean && !c.pg.IsClosed() && c.pg.TxStatus() == 'I' {
+	if clean && !c.pg.IsClosed() && !c.pg.IsBusy() && c.pg.TxStatus() == 'I' && quiesce(c.pg) {
 		p.put(c)
 		return nil
 	}
 	return c.close()
 }
+
+// checkTimeout bounds the round trip quiesce may need (a ping, only when
+// the driver's background reader was left waiting on the socket). A
+// server that does not answer within it is sent a cancel request and the
+// socket is cut cancelDeadlineDelay later, so a check ends within both;
+// the connection is then dropped, which costs a new one, never a wrong
+// answer.
+const checkTimeout = 2 * time.Second
+
+// quiesce reports whether pg's socket is left to its owner alone: no
+// read of the driver is in flight and nothing is buffered. pgx starts a
+// background reader when a write takes longer than 15 ms (so a server
+// answering a long pipeline while pgx still writes cannot deadlock), and
+// stops it only after its current Read returns; on a connection that
+// fell idle that Read can wait on the socket indefinitely, holding the
+// socket's read lock. SyncConn is pgconn's own way out: it returns at
+// once when the reader is stopped and the buffer empty, which is the
+// rule, and otherwise pings the server so the reader's Read returns and
+// it stops.
+func quiesce(pg *pgconn.PgConn) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), checkTimeout)
+	defer cancel()
+	return pg.SyncConn(ctx) == nil
+}
+
+// alive reports whether an idle connection may be used: it is open and
+// not busy, the driver has no read of its own in flight (quiesce), and
+// its socket holds no unread bytes (peek, bounded by peekTimeout). The
+// caller must own pg: no operation may run on it meanwhile.
+func alive(pg *pgconn.PgConn) bool {
+	if pg.IsClosed() || pg.IsBusy() || !quiesce(pg) {
+		return false
+	}
+	return peek(pg.Conn(), peekTimeout)
+}
+
+// peekTimeout bounds peek, a read that never waits for data: only a
+// reader the check should never meet (alive) or a starved scheduler can
+// make it last. Either way the connection is dropped, at the price of a
+// new one.
+const peekTimeout = 500 * time.Millisecond
 
 // put gives a clean connection back; beyond poolMaxIdle it is closed.
 func (p *connPool) put(c *pooledConn) {
