@@ -74,7 +74,7 @@
 //     reach the rest of the broker through rq.b.
 //   - Broker.mu guards the saved state (sources, connections, sharing),
 //     sessions, begins, generation and narrowing. Its …Locked methods:
-//     persistLocked (which calls the Store while holding it),
+//     updateLocked and saveLocked (which call the Store while holding it),
 //     connectionExistsLocked, connectionLabelLocked, recordLocked,
 //     allowBeginLocked, sweepLocked, removeLocked, effectiveAccessLocked,
 //     entryConnectionsLocked and sourceIndexLocked. Session-end and
