@@ -398,38 +398,34 @@ func TestStaleSaveFilesRemovedAtStart(t *testing.T) {
 		}
 	}
 	// A real kill -9 during saves: whatever it leaves, the next start
-	// leaves no temporary file.
-	stopSaving := make(chan struct{})
+	// leaves no temporary file. The goroutine creates and revokes
+	// connections (a save each) until the process is gone.
 	saving := make(chan struct{})
 	go func() {
 		defer close(saving)
-		for i := 0; ; i++ {
-			select {
-			case <-stopSaving:
-				return
-			default:
-			}
-			raw, _ := json.Marshal(map[string]string{"label": fmt.Sprintf("c%d", i%10)})
-			req, _ := http.NewRequest("POST", p.console+"/connections", bytes.NewReader(raw))
+		send := func(method, path string, body any) (*http.Response, error) {
+			raw, _ := json.Marshal(body)
+			req, _ := http.NewRequest(method, p.console+path, bytes.NewReader(raw))
 			req.Header.Set("Authorization", "Bearer "+p.token)
-			resp, err := http.DefaultClient.Do(req)
+			return http.DefaultClient.Do(req)
+		}
+		for {
+			resp, err := send("POST", "/connections", map[string]string{"label": "c"})
 			if err != nil {
 				return
 			}
+			var nc broker.NewConnection
+			json.NewDecoder(resp.Body).Decode(&nc)
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusConflict { // 16 connections: start over
-				var list []broker.Connection
-				p.api(t, "GET", "/connections", nil, &list)
-				for _, c := range list {
-					p.api(t, "DELETE", "/connections/"+c.ID, nil, nil)
-				}
+			if resp, err = send("DELETE", "/connections/"+nc.ID, nil); err != nil {
+				return
 			}
+			resp.Body.Close()
 		}
 	}()
 	time.Sleep(300 * time.Millisecond)
 	p.cmd.Process.Kill()
 	<-p.done
-	close(stopSaving)
 	<-saving
 	startServe(t, dir, fileStoreEnv(t))
 	left, _ := filepath.Glob(filepath.Join(dir, ".*.tmp"))
