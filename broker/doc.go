@@ -72,9 +72,11 @@
 //     documents (revokeDocumentLocked and the doc_*.go helpers) and its
 //     views (viewLocked, keyLookupLocked, sortedRequestsLocked). They
 //     reach the rest of the broker through rq.b.
-//   - Broker.mu guards the saved state (sources, connections, sharing),
+//   - Broker.mu guards the saved state (sources, connections, sharing,
+//     and its saver: whether it is saved, the retries),
 //     sessions, begins, generation and narrowing. Its …Locked methods:
-//     updateLocked and saveLocked (which call the Store while holding it),
+//     updateLocked and saveLocked (which call the Store while holding it;
+//     so does retrySaves, for each attempt), retrySavesLocked,
 //     connectionExistsLocked, connectionLabelLocked, recordLocked,
 //     allowBeginLocked, sweepLocked, removeLocked, effectiveAccessLocked,
 //     entryConnectionsLocked and sourceIndexLocked. Session-end and
