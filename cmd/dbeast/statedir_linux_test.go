@@ -262,8 +262,11 @@ func TestRevocationFailsClosedWhileSavesFail(t *testing.T) {
 		t.Fatalf("not the file backend:\n%s", p.stdout)
 	}
 	var a, b broker.NewConnection
-	p.api(t, "POST", "/connections", map[string]string{"label": "a"}, &a)
-	p.api(t, "POST", "/connections", map[string]string{"label": "b"}, &b)
+	for label, nc := range map[string]*broker.NewConnection{"a": &a, "b": &b} {
+		if code := p.api(t, "POST", "/connections", map[string]string{"label": label}, nc); code != http.StatusCreated {
+			t.Fatalf("create connection: %d", code)
+		}
+	}
 	var src broker.Source
 	if code := p.api(t, "POST", "/sources", map[string]any{"kind": "sqlite", "path": shopDB(t)}, &src); code != http.StatusCreated {
 		t.Fatalf("add source: %d", code)
@@ -342,7 +345,9 @@ func TestSecretServiceSaveFailingOnConfigFile(t *testing.T) {
 		t.Fatalf("not the Secret Service backend:\n%s", p.stdout)
 	}
 	var a broker.NewConnection
-	p.api(t, "POST", "/connections", map[string]string{"label": "a"}, &a)
+	if code := p.api(t, "POST", "/connections", map[string]string{"label": "a"}, &a); code != http.StatusCreated {
+		t.Fatalf("create connection: %d", code)
+	}
 	var src broker.Source
 	if code := p.api(t, "POST", "/sources", map[string]any{"kind": "sqlite", "path": shopDB(t)}, &src); code != http.StatusCreated {
 		t.Fatalf("add source: %d", code)
