@@ -34,7 +34,7 @@ type Broker struct {
 	mu    sync.Mutex
 	state *savedState // in force; saved unless saver.unsaved
 	// saver is the state's durable side (state_update.go).
-	saver      stateSaver
+	saver      *stateSaver
 	sessions   map[string]*Session
 	begins     map[string][]time.Time
 	generation uint64 // grows on every MCP server start

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/dbeast/dbeast/broker/store"
@@ -31,43 +32,55 @@ const (
 
 // stateSaver is the durable side of Broker.state: the state directory's
 // lock, whether config.json is written, and a state in force that is not
-// yet saved. Its fields are guarded by Broker.mu, except lock and stop,
-// which are set in New and used by Close.
+// yet saved.
+//
+// Writes to the store are ordered by seq: every state put in force gets
+// the next number, and a write of an older state than one already written
+// is skipped, so that a retry running outside Broker.mu can never write
+// back a state older than what an update wrote meanwhile (which could be
+// missing a revocation). writeMu serializes the writes; it is taken with
+// Broker.mu held (updateLocked) or alone (retrySaves, closeState), never
+// before Broker.mu. A retry thus never holds Broker.mu across the store's
+// I/O: a keyring that hangs (up to its 30 s timeout) stalls agents only
+// during a change the person makes, not on every retry.
 type stateSaver struct {
-	lock *store.DirLock
+	lock *store.DirLock // set in New, released by Close
+	stop chan struct{}  // closed by Close: ends retrySaves
+
+	// Guarded by Broker.mu:
+	seq      uint64 // the number of the state in force
+	unsaved  bool   // the state in force is not saved (a narrowing whose save failed)
+	retrying bool   // retrySaves runs
+
+	writeMu sync.Mutex // guards the fields below and serializes writes
+	// written is the number of the newest state written.
+	written uint64
 	// configSaved is whether config.json says the state was saved; it is
 	// written only when this changes (the first save).
 	configSaved bool
-	// unsaved is whether Broker.state is newer than the saved state: a
-	// revocation or narrowing is in force but its save failed.
-	unsaved bool
-	// retrying is whether retrySaves runs.
-	retrying bool
-	// stop ends retrySaves (Close).
-	stop chan struct{}
 }
 
 // openState takes the state directory's lock (one broker per directory:
 // two would each save over the other's changes), removes what saves
 // killed half-way left behind, and loads the saved state. The lock is
 // released on error, else by Close.
-func openState(dir string, st store.Store) (*savedState, stateSaver, error) {
+func openState(dir string, st store.Store) (*savedState, *stateSaver, error) {
 	lock, err := store.LockDir(dir)
 	if err != nil {
-		return nil, stateSaver{}, err
+		return nil, nil, err
 	}
 	// Only the lock's holder may remove them: another broker's save in
 	// progress would lose its file.
 	if err := store.RemoveStaleTemps(dir, configName); err != nil {
 		lock.Unlock()
-		return nil, stateSaver{}, err
+		return nil, nil, err
 	}
 	s, configSaved, err := loadState(dir, st)
 	if err != nil {
 		lock.Unlock()
-		return nil, stateSaver{}, err
+		return nil, nil, err
 	}
-	return s, stateSaver{lock: lock, configSaved: configSaved, stop: make(chan struct{})}, nil
+	return s, &stateSaver{lock: lock, configSaved: configSaved, stop: make(chan struct{})}, nil
 }
 
 // updateLocked is the one way the saved state changes. change edits a
@@ -77,19 +90,22 @@ func openState(dir string, st store.Store) (*savedState, stateSaver, error) {
 // takes away is (failClosed), at once, and saved by retrySaves once the
 // store works again, so a revocation never waits for a disk or keyring.
 // It returns nil when all of the change is in force, ErrNotSaved when
-// some of it could not be. Needs Broker.mu (the store is called while it
-// is held, as every save always was, so saves are in order).
+// some of it could not be. Needs Broker.mu, which it holds across the
+// write, so that changes are saved and put in force in order.
 func (b *Broker) updateLocked(change func(*savedState) error) error {
 	next := b.state.clone()
 	if err := change(next); err != nil {
 		return err
 	}
-	err := b.saveLocked(next)
+	seq := b.saver.seq + 1
+	blob, err := json.Marshal(next)
+	if err == nil {
+		err = b.write(blob, seq)
+	}
 	if err == nil {
 		// next holds everything in force, any earlier unsaved narrowing
 		// included: all of it is saved now.
-		b.state = next
-		b.saver.unsaved = false
+		b.state, b.saver.seq, b.saver.unsaved = next, seq, false
 		return nil
 	}
 	b.logSaveFailure(err)
@@ -97,8 +113,7 @@ func (b *Broker) updateLocked(change func(*savedState) error) error {
 	if sameState(closed, b.state) {
 		return ErrNotSaved // a widening (or a no-op): nothing changes
 	}
-	b.state = closed
-	b.saver.unsaved = true
+	b.state, b.saver.seq, b.saver.unsaved = closed, seq, true
 	b.retrySavesLocked()
 	if !sameState(closed, next) {
 		return ErrNotSaved // the narrowing part is in force, the rest is not
@@ -106,24 +121,30 @@ func (b *Broker) updateLocked(change func(*savedState) error) error {
 	return nil
 }
 
-// saveLocked writes s through the store, then config.json when it does
-// not say yet that the state is saved. The blob is the truth: a crash
-// between the two leaves config.json absent, and the next start then sees
-// no state at all (no access), never an older one. Needs Broker.mu.
-func (b *Broker) saveLocked(s *savedState) error {
-	blob, err := json.Marshal(s)
-	if err != nil {
-		return fmt.Errorf("broker: encode state: %w", err)
+// write saves blob, the state numbered seq, through the store, then
+// config.json when it does not say yet that the state is saved. The blob
+// is the truth: a crash between the two leaves config.json absent, and
+// the next start then sees no state at all (no access), never an older
+// one. A state older than one already written is not written again
+// (nil: the newer one holds everything it did, or took it away). Takes
+// writeMu.
+func (b *Broker) write(blob []byte, seq uint64) error {
+	sv := b.saver
+	sv.writeMu.Lock()
+	defer sv.writeMu.Unlock()
+	if seq <= sv.written {
+		return nil
 	}
 	if err := b.store.Save(blob); err != nil {
 		return err
 	}
-	if !b.saver.configSaved {
+	if !sv.configSaved {
 		if err := writeConfigFile(b.cfg.StateDir, configFile{MCPStateSaved: true}); err != nil {
 			return err
 		}
-		b.saver.configSaved = true
+		sv.configSaved = true
 	}
+	sv.written = seq
 	return nil
 }
 
@@ -142,9 +163,40 @@ func (b *Broker) retrySavesLocked() {
 	go b.retrySaves(b.saver.stop)
 }
 
-// retrySaves saves the state in force until a save succeeds (any later
+// saveInForce writes the state in force when it is not saved, without
+// holding Broker.mu across the write, and reports whether everything in
+// force is saved afterwards. With endRetry (retrySaves) a true answer
+// also clears retrying, in the same critical section, so that a narrowing
+// put in force just after is never left without a retry.
+func (b *Broker) saveInForce(endRetry bool) bool {
+	b.mu.Lock()
+	if !b.saver.unsaved {
+		if endRetry {
+			b.saver.retrying = false
+		}
+		b.mu.Unlock()
+		return true
+	}
+	seq := b.saver.seq
+	blob, err := json.Marshal(b.state)
+	b.mu.Unlock()
+	if err == nil {
+		err = b.write(blob, seq)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err == nil && b.saver.seq == seq {
+		b.saver.unsaved = false
+	}
+	if endRetry && !b.saver.unsaved {
+		b.saver.retrying = false
+	}
+	return !b.saver.unsaved
+}
+
+// retrySaves saves the state in force until it is saved (any later
 // successful update saves it too) or the broker closes, waiting longer
-// after each failure. It takes Broker.mu for each attempt.
+// after each failure.
 func (b *Broker) retrySaves(stop <-chan struct{}) {
 	delay := saveRetryFirst
 	t := time.NewTimer(delay)
@@ -158,19 +210,10 @@ func (b *Broker) retrySaves(stop <-chan struct{}) {
 			return
 		case <-t.C:
 		}
-		b.mu.Lock()
-		if !b.saver.unsaved {
-			b.saver.retrying = false
-			b.mu.Unlock()
+		if b.saveInForce(true) {
+			b.log.Info("the state is saved")
 			return
 		}
-		if err := b.saveLocked(b.state); err == nil {
-			b.saver.unsaved, b.saver.retrying = false, false
-			b.mu.Unlock()
-			b.log.Info("the state is saved again")
-			return
-		}
-		b.mu.Unlock()
 		delay = min(2*delay, saveRetryMax)
 		t.Reset(delay)
 	}
@@ -182,16 +225,9 @@ func (b *Broker) retrySaves(stop <-chan struct{}) {
 // in force.
 func (b *Broker) closeState() {
 	close(b.saver.stop)
-	b.mu.Lock()
-	if b.saver.unsaved {
-		if err := b.saveLocked(b.state); err != nil {
-			b.logSaveFailure(err)
-			b.log.Warn("the broker stops with a revocation or narrowing in force that could not be saved")
-		} else {
-			b.saver.unsaved = false
-		}
+	if !b.saveInForce(false) {
+		b.log.Warn("the broker stops with a revocation or narrowing in force that could not be saved")
 	}
-	b.mu.Unlock()
 	b.saver.lock.Unlock()
 }
 

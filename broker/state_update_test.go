@@ -17,11 +17,20 @@ import (
 type switchStore struct {
 	*store.File
 	fail atomic.Bool
+	// hang, when set, makes the next Save close it and wait for release
+	// (a keyring that does not answer).
+	hang    atomic.Pointer[chan struct{}]
+	release chan struct{}
 }
 
 var errDiskFull = errors.New("disk full")
 
 func (s *switchStore) Save(data []byte) error {
+	if h := s.hang.Swap(nil); h != nil {
+		close(*h)
+		<-s.release
+		return errDiskFull
+	}
 	if s.fail.Load() {
 		return errDiskFull
 	}
@@ -168,4 +177,45 @@ func TestSecondBrokerOnStateDirRefused(t *testing.T) {
 	}
 	b.Close()
 	newSwitchBroker(t, dir)
+}
+
+// TestRetryDoesNotHoldBrokerLock: while a retry of an unsaved revocation
+// waits for a store that does not answer, the broker's lock is free:
+// agents and the console are served (a retry under the lock would stall
+// them for the store's whole timeout, every few seconds).
+func TestRetryDoesNotHoldBrokerLock(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	b, st := newSwitchBroker(t, dir)
+	st.release = make(chan struct{})
+	nc, err := b.CreateConnection("agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	entered := make(chan struct{})
+	st.fail.Store(true)
+	if err := b.RevokeConnection(nc.ID); err != nil {
+		t.Fatal(err)
+	}
+	st.hang.Store(&entered) // the retry's Save hangs
+	<-entered
+	done := make(chan bool, 1)
+	go func() { done <- b.StateSaved() }()
+	select {
+	case saved := <-done:
+		if saved {
+			t.Fatal("StateSaved while the revocation is not saved")
+		}
+	case <-time.After(5 * time.Second):
+		close(st.release) // so that Close can take the lock
+		t.Fatal("the broker's lock is held across the retry's write")
+	}
+	st.fail.Store(false)
+	close(st.release)
+	deadline := time.Now().Add(5 * time.Second)
+	for !b.StateSaved() {
+		if time.Now().After(deadline) {
+			t.Fatal("never saved after the store answered again")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
