@@ -31,8 +31,10 @@ type Broker struct {
 	// reqs holds requests, grants, idempotency keys, slots and documents.
 	reqs *reqState
 
-	mu         sync.Mutex
-	state      *savedState
+	mu    sync.Mutex
+	state *savedState // in force; saved unless saver.unsaved
+	// saver is the state's durable side (state_update.go).
+	saver      *stateSaver
 	sessions   map[string]*Session
 	begins     map[string][]time.Time
 	generation uint64 // grows on every MCP server start
@@ -96,7 +98,7 @@ func New(cfg Config) (*Broker, error) {
 	if st == nil {
 		st = store.Default(cfg.StateDir)
 	}
-	state, err := loadState(cfg.StateDir, st)
+	state, saver, err := openState(cfg.StateDir, st)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +109,7 @@ func New(cfg Config) (*Broker, error) {
 	b := &Broker{
 		cfg: cfg, log: log, store: st, activity: &Activity{},
 		limits: newLimits(cfg.now),
-		state:  state, sessions: map[string]*Session{}, begins: map[string][]time.Time{},
+		state:  state, saver: saver, sessions: map[string]*Session{}, begins: map[string][]time.Time{},
 		consoleToken: newToken(consoleTokenPrefix),
 		reqs:         newReqState(),
 	}
@@ -302,6 +304,9 @@ func (b *Broker) closeMCP() {
 type ServerState struct {
 	MCPURL  string `json:"mcp_url"`
 	Running bool   `json:"running"`
+	// StateSaved is false while a revocation or narrowing is in force but
+	// not yet saved (the store fails; the broker keeps retrying).
+	StateSaved bool `json:"state_saved"`
 }
 
 // ServerStatus reports the MCP endpoint and whether it is serving.
@@ -309,7 +314,7 @@ func (b *Broker) ServerStatus() ServerState {
 	b.srvMu.Lock()
 	running := b.mcpServing.Load()
 	b.srvMu.Unlock()
-	return ServerState{MCPURL: b.MCPURL(), Running: running}
+	return ServerState{MCPURL: b.MCPURL(), Running: running, StateSaved: b.StateSaved()}
 }
 
 // StartServer starts the MCP listener after StopServer; a running server
@@ -342,6 +347,7 @@ func (b *Broker) Close() error {
 	if console != nil {
 		console.Close()
 	}
+	b.closeState()
 	return err
 }
 
@@ -392,14 +398,3 @@ func (b *Broker) ConsoleURL() string {
 // ConsoleToken is this start's console bearer token. Show it only to the
 // person (terminal, 0600 file), never to an agent.
 func (b *Broker) ConsoleToken() string { return b.consoleToken }
-
-// persistLocked saves the state. Callers roll back their change on error.
-// Needs Broker.mu. A failure is logged by its type only: the error text
-// of a secret store may quote what it was saving.
-func (b *Broker) persistLocked() error {
-	err := saveState(b.cfg.StateDir, b.store, b.state)
-	if err != nil {
-		b.log.Error("saving the state failed", slog.String("error_type", fmt.Sprintf("%T", err)))
-	}
-	return err
-}

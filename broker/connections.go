@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 )
@@ -35,15 +36,18 @@ func (b *Broker) CreateConnection(label string) (NewConnection, error) {
 	}
 	tok := newToken(connTokenPrefix)
 	h := hashToken(tok)
-	b.mu.Lock()
-	if len(b.state.Connections) >= MaxConnections {
-		b.mu.Unlock()
-		return NewConnection{}, ErrTooMany
-	}
 	c := &savedConnection{ID: newID("conn_"), Label: label, TokenHash: hex.EncodeToString(h[:]), CreatedAt: b.cfg.now().UTC()}
-	b.state.Connections = append(b.state.Connections, c)
-	if err := b.persistLocked(); err != nil {
-		b.state.Connections = b.state.Connections[:len(b.state.Connections)-1]
+	b.mu.Lock()
+	// A widening: the token works only once the connection is saved, and
+	// is never shown when it is not.
+	err := b.updateLocked(func(s *savedState) error {
+		if len(s.Connections) >= MaxConnections {
+			return ErrTooMany
+		}
+		s.Connections = append(s.Connections, c)
+		return nil
+	})
+	if err != nil {
 		b.mu.Unlock()
 		return NewConnection{}, err
 	}
@@ -80,33 +84,27 @@ func (b *Broker) Connections() []Connection {
 }
 
 // RevokeConnection removes a connection for good: its token stops working
-// at once, its sessions end and its sharing entries are removed.
+// at once, its sessions end and its sharing entries are removed. When the
+// revocation cannot be saved it is in force all the same (fail closed)
+// and saved once the store works again (updateLocked).
 func (b *Broker) RevokeConnection(id string) error {
 	b.mu.Lock()
-	idx := -1
-	for i, c := range b.state.Connections {
-		if c.ID == id {
-			idx = i
-		}
-	}
-	if idx < 0 {
-		b.mu.Unlock()
-		return ErrNotFound
-	}
-	prevConns, prevSharing := b.state.Connections, b.state.Sharing
-	b.state.Connections = append(append([]*savedConnection{}, prevConns[:idx]...), prevConns[idx+1:]...)
-	var kept []*SharingEntry
 	var sources []string
-	for _, e := range prevSharing {
-		if e.ConnectionID == id {
-			sources = append(sources, e.SourceID)
-			continue
+	err := b.updateLocked(func(s *savedState) error {
+		n := len(s.Connections)
+		s.Connections = slices.DeleteFunc(s.Connections, func(c *savedConnection) bool { return c.ID == id })
+		if len(s.Connections) == n {
+			return ErrNotFound
 		}
-		kept = append(kept, e)
-	}
-	b.state.Sharing = kept
-	if err := b.persistLocked(); err != nil {
-		b.state.Connections, b.state.Sharing = prevConns, prevSharing
+		s.Sharing = slices.DeleteFunc(s.Sharing, func(e *SharingEntry) bool {
+			if e.ConnectionID == id {
+				sources = append(sources, e.SourceID)
+			}
+			return e.ConnectionID == id
+		})
+		return nil
+	})
+	if err != nil {
 		b.mu.Unlock()
 		return err
 	}

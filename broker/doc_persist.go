@@ -18,13 +18,10 @@ func (rq *reqState) persistDocumentsLocked() error {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	prev, prevCounter := b.state.Documents, b.state.DocumentCounter
-	b.state.Documents, b.state.DocumentCounter = list, rq.docs.counter
-	if err := b.persistLocked(); err != nil {
-		b.state.Documents, b.state.DocumentCounter = prev, prevCounter
-		return err
-	}
-	return nil
+	return b.updateLocked(func(s *savedState) error {
+		s.Documents, s.DocumentCounter = list, rq.docs.counter
+		return nil
+	})
 }
 
 // restoreDocuments reopens the saved documents when the broker is built,

@@ -137,25 +137,36 @@ func (b *Broker) SetSharing(e SharingEntry) error {
 		b.mu.Unlock()
 		return ErrNotFound
 	}
-	prev := b.state.Sharing
 	var old *SharingEntry
-	next := make([]*SharingEntry, 0, len(prev)+1)
-	for _, x := range prev {
+	for _, x := range b.state.Sharing {
 		if x.ConnectionID == e.ConnectionID && x.SourceID == e.SourceID {
 			old = x
-			continue
 		}
-		next = append(next, x)
 	}
 	remove := e.DatabaseLevel == LevelNone && len(e.Tables) == 0
-	if !remove {
-		next = append(next, &e)
+	// A widening is in force once saved; a narrowing at once, saved when
+	// the store works (updateLocked). An edit that does both and cannot
+	// be saved is ErrNotSaved with its narrowing part in force.
+	saveErr := b.updateLocked(func(s *savedState) error {
+		s.Sharing = slices.DeleteFunc(s.Sharing, func(x *SharingEntry) bool {
+			return x.ConnectionID == e.ConnectionID && x.SourceID == e.SourceID
+		})
+		if !remove {
+			s.Sharing = append(s.Sharing, &e)
+		}
+		return nil
+	})
+	var inForce *SharingEntry
+	for _, x := range b.state.Sharing {
+		if x.ConnectionID == e.ConnectionID && x.SourceID == e.SourceID {
+			inForce = x
+		}
 	}
-	b.state.Sharing = next
-	if err := b.persistLocked(); err != nil {
-		b.state.Sharing = prev
+	if saveErr != nil && inForce == old {
+		// The same entry (or none): a failed update leaves the state in
+		// force as it was, pointers and all. Nothing changed.
 		b.mu.Unlock()
-		return err
+		return saveErr
 	}
 	var conns []string
 	if old != nil {
@@ -164,11 +175,7 @@ func (b *Broker) SetSharing(e SharingEntry) error {
 		conns = b.entryConnectionsLocked(&e)
 	}
 	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Alias: b.state.Sources[b.sourceIndexLocked(e.SourceID)].Alias, Event: "sharing_changed"})
-	newEntry := &e
-	if remove {
-		newEntry = nil
-	}
-	narrowed := narrows(old, newEntry)
+	narrowed := narrows(old, inForce)
 	if narrowed {
 		// Hold back every start on this source until the hooks below have
 		// revoked what the narrowing took away.
@@ -187,7 +194,7 @@ func (b *Broker) SetSharing(e SharingEntry) error {
 		b.mu.Unlock()
 		b.redispatch()
 	}
-	return nil
+	return saveErr
 }
 
 // narrowingInFlight reports whether a narrowing of the source's sharing is

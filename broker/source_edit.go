@@ -87,8 +87,7 @@ func (b *Broker) UpdateSource(id string, ed SourceEdit) (Source, error) {
 		b.mu.Unlock()
 		return Source{}, err
 	}
-	reconfigured := next.DSN != cur.DSN || next.Path != cur.Path || next.ReadOnly != cur.ReadOnly
-	if reconfigured {
+	if next.DSN != cur.DSN || next.Path != cur.Path || next.ReadOnly != cur.ReadOnly {
 		if err := b.validateSource(next); err != nil {
 			b.mu.Unlock()
 			return Source{}, err
@@ -99,18 +98,25 @@ func (b *Broker) UpdateSource(id string, ed SourceEdit) (Source, error) {
 	if ed.Alias != nil {
 		next.Alias = alias
 	}
-	b.state.Sources[i] = &next
-	if err := b.persistLocked(); err != nil {
-		b.state.Sources[i] = cur
+	// A new configuration or alias is in force once saved. When the save
+	// fails only switching read-only on is in force (updateLocked); what
+	// is in force decides below what is revoked.
+	saveErr := b.updateLocked(func(s *savedState) error {
+		s.Sources[i] = &next
+		return nil
+	})
+	now := b.state.Sources[b.sourceIndexLocked(id)]
+	if saveErr != nil && now == cur {
 		b.mu.Unlock()
-		return Source{}, err
+		return Source{}, saveErr // nothing changed
 	}
+	reconfigured := now.Generation != cur.Generation
 	ev := "source_renamed"
 	if reconfigured {
 		ev = "source_reconfigured"
 	}
-	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Alias: next.Alias, Event: ev})
-	out := next.public()
+	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Alias: now.Alias, Event: ev})
+	out := now.public()
 	b.mu.Unlock()
 
 	if reconfigured {
@@ -118,13 +124,13 @@ func (b *Broker) UpdateSource(id string, ed SourceEdit) (Source, error) {
 			s.grants.dropSource(id)
 		}
 		for _, r := range b.reqs.reqs {
-			if r.sourceID == id && r.generation != next.Generation {
+			if r.sourceID == id && r.generation != now.Generation {
 				b.reqs.revokeLocked(r)
 			}
 		}
 		b.reqs.dispatchLocked()
 	}
-	return out, nil
+	return out, saveErr
 }
 
 // applyConfigEdit applies the DSN, path, password and read-only parts of

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -106,20 +107,23 @@ func (b *Broker) AddSource(ns NewSource) (Source, error) {
 
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if len(b.state.Sources) >= MaxSources {
-		return Source{}, ErrTooMany
-	}
-	b.state.SourceCounter++
-	if ns.Alias == "" {
-		ns.Alias = fmt.Sprintf("%s source %d", name, b.state.SourceCounter)
-	}
 	ss := &savedSource{
 		ID: newID("src_"), Kind: ns.Kind, Alias: ns.Alias,
 		DSN: ns.DSN, Path: ns.Path, ReadOnly: ns.ReadOnly, Generation: 1,
 	}
-	b.state.Sources = append(b.state.Sources, ss)
-	if err := b.persistLocked(); err != nil {
-		b.state.Sources = b.state.Sources[:len(b.state.Sources)-1]
+	// A widening: the source exists only once it is saved.
+	err := b.updateLocked(func(s *savedState) error {
+		if len(s.Sources) >= MaxSources {
+			return ErrTooMany
+		}
+		s.SourceCounter++
+		if ss.Alias == "" {
+			ss.Alias = fmt.Sprintf("%s source %d", name, s.SourceCounter)
+		}
+		s.Sources = append(s.Sources, ss)
+		return nil
+	})
+	if err != nil {
 		return Source{}, err
 	}
 	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Alias: ss.Alias, Event: "source_added"})
@@ -147,7 +151,8 @@ func (b *Broker) Sources() []Source {
 }
 
 // RemoveSource deletes a source and every sharing entry for it. For each
-// connection that could see it this is a narrowing.
+// connection that could see it this is a narrowing: in force at once,
+// also when it cannot be saved yet (updateLocked).
 func (b *Broker) RemoveSource(id string) error {
 	b.mu.Lock()
 	i := b.sourceIndexLocked(id)
@@ -156,20 +161,18 @@ func (b *Broker) RemoveSource(id string) error {
 		return ErrNotFound
 	}
 	src := b.state.Sources[i]
-	prevSources, prevSharing := b.state.Sources, b.state.Sharing
-	b.state.Sources = append(append([]*savedSource{}, prevSources[:i]...), prevSources[i+1:]...)
 	var affected []string
-	var kept []*SharingEntry
-	for _, e := range prevSharing {
+	for _, e := range b.state.Sharing {
 		if e.SourceID == id {
 			affected = append(affected, b.entryConnectionsLocked(e)...)
-			continue
 		}
-		kept = append(kept, e)
 	}
-	b.state.Sharing = kept
-	if err := b.persistLocked(); err != nil {
-		b.state.Sources, b.state.Sharing = prevSources, prevSharing
+	err := b.updateLocked(func(s *savedState) error {
+		s.Sources = slices.DeleteFunc(s.Sources, func(x *savedSource) bool { return x.ID == id })
+		s.Sharing = slices.DeleteFunc(s.Sharing, func(e *SharingEntry) bool { return e.SourceID == id })
+		return nil
+	})
+	if err != nil {
 		b.mu.Unlock()
 		return err
 	}

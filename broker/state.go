@@ -61,7 +61,12 @@ type savedConnection struct {
 }
 
 // configFile is config.json: only whether saved MCP state exists, so that
-// the (possibly prompting) secret store is read only when needed.
+// the (possibly prompting) secret store is read only when needed. It is
+// written once, by the first save, and never again: the blob in the store
+// is the one truth, so no save can half-succeed by updating the blob and
+// failing on config.json (the Secret Service then held a change the
+// broker had reported failed, in force after a restart), and no crash
+// between the two can bring back an older state.
 type configFile struct {
 	MCPStateSaved bool `json:"mcp_state_saved"`
 }
@@ -71,69 +76,52 @@ var (
 	errStateFormat  = errors.New("broker: the saved MCP state is not readable")
 )
 
+// configName is config.json's name in the state directory.
+const configName = "config.json"
+
 // loadState reads config.json and, when it says so, the saved state.
-func loadState(dir string, st store.Store) (*savedState, error) {
+// configSaved reports whether config.json says the state was saved, so
+// that saves write it only when that changes (stateSaver).
+func loadState(dir string, st store.Store) (s *savedState, configSaved bool, err error) {
 	fresh := &savedState{Version: stateVersion}
-	raw, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	raw, err := os.ReadFile(filepath.Join(dir, configName))
 	if errors.Is(err, fs.ErrNotExist) {
-		return fresh, nil
+		return fresh, false, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("broker: read config.json: %w", err)
+		return nil, false, fmt.Errorf("broker: read config.json: %w", err)
 	}
 	var cf configFile
 	if err := json.Unmarshal(raw, &cf); err != nil {
-		return nil, fmt.Errorf("broker: parse config.json: %w", errStateFormat)
+		return nil, false, fmt.Errorf("broker: parse config.json: %w", errStateFormat)
 	}
 	if !cf.MCPStateSaved {
-		return fresh, nil
+		return fresh, false, nil
 	}
 	blob, err := st.Load()
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errStateMissing
+		return nil, false, errStateMissing
 	}
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	var s savedState
-	if err := json.Unmarshal(blob, &s); err != nil || s.Version != stateVersion {
-		return nil, errStateFormat
+	var loaded savedState
+	if err := json.Unmarshal(blob, &loaded); err != nil || loaded.Version != stateVersion {
+		return nil, false, errStateFormat
 	}
-	for _, c := range s.Connections {
+	for _, c := range loaded.Connections {
 		if b, err := hex.DecodeString(c.TokenHash); err != nil || len(b) != len(tokenHash{}) {
-			return nil, errStateFormat
+			return nil, false, errStateFormat
 		}
 	}
-	return &s, nil
+	return &loaded, true, nil
 }
 
-// saveState writes the state through the store, then config.json.
-func saveState(dir string, st store.Store, s *savedState) error {
-	blob, err := json.Marshal(s)
-	if err != nil {
-		return fmt.Errorf("broker: encode state: %w", err)
-	}
-	if err := st.Save(blob); err != nil {
-		return err
-	}
-	return writeConfigFile(dir, configFile{MCPStateSaved: true})
-}
-
+// writeConfigFile replaces config.json atomically (a synced 0600 file in
+// the state directory, renamed, the directory synced).
 func writeConfigFile(dir string, cf configFile) error {
 	data, _ := json.Marshal(cf)
-	tmp, err := os.CreateTemp(dir, ".config-*.tmp")
-	if err != nil {
-		return fmt.Errorf("broker: write config.json: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("broker: write config.json: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("broker: write config.json: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, "config.json")); err != nil {
+	if err := store.WriteFileAtomic(dir, configName, append(data, '\n')); err != nil {
 		return fmt.Errorf("broker: write config.json: %w", err)
 	}
 	return nil

@@ -34,6 +34,9 @@ var errorStatuses = []struct {
 	{broker.ErrNotPending, http.StatusConflict},
 	{broker.ErrBadDocument, http.StatusBadRequest},
 	{broker.ErrNoCatalog, http.StatusBadGateway},
+	// The store failed: the broker's own failure, with the one message
+	// that says what is in force.
+	{broker.ErrNotSaved, http.StatusInternalServerError},
 }
 
 // readJSON decodes one JSON object with no unknown fields. On failure it

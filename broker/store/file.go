@@ -84,8 +84,8 @@ func (f *File) Load() ([]byte, error) {
 	return data, nil
 }
 
-// Save writes data atomically: a new 0600 file in the same directory,
-// synced, then renamed over the old one.
+// Save writes data atomically (WriteFileAtomic): a new 0600 file in the
+// same directory, synced, renamed over the old one, the directory synced.
 func (f *File) Save(data []byte) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -95,31 +95,7 @@ func (f *File) Save(data []byte) error {
 	if err := checkDir(f.dir); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(f.dir, "."+Service+"-*.tmp")
-	if err != nil {
-		return fmt.Errorf("store: create temporary file: %w", err)
-	}
-	name := tmp.Name()
-	defer os.Remove(name) // a no-op after a successful rename
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("store: chmod temporary file: %w", err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("store: write temporary file: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("store: sync temporary file: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("store: close temporary file: %w", err)
-	}
-	if err := os.Rename(name, f.Path()); err != nil {
-		return fmt.Errorf("store: replace state file: %w", err)
-	}
-	return nil
+	return WriteFileAtomic(f.dir, Service+".json", data)
 }
 
 // Delete removes the state file.

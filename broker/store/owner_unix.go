@@ -3,6 +3,7 @@
 package store
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"syscall"
@@ -23,3 +24,8 @@ func checkOwnerMode(fi fs.FileInfo, deny fs.FileMode) error {
 	}
 	return nil
 }
+
+// isDirSyncUnsupported reports whether err from syncing a directory means
+// the file system cannot (some report EINVAL); the rename then stands as
+// well as the platform allows.
+func isDirSyncUnsupported(err error) bool { return errors.Is(err, syscall.EINVAL) }

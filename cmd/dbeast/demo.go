@@ -39,7 +39,10 @@ func runDemo(args []string) int {
 		fmt.Fprintln(os.Stderr, "dbeast demo:", err)
 		return 2
 	}
-	if err := os.MkdirAll(f.stateDir, 0o700); err != nil {
+	// The broker first: it takes the state directory's lock, so a demo
+	// beside a running broker changes nothing there before it exits.
+	b, err := broker.New(f.config())
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "dbeast demo:", err)
 		return 1
 	}
@@ -55,11 +58,6 @@ func runDemo(args []string) int {
 	}
 	if created {
 		fmt.Println("Created the demo shop database.")
-	}
-	b, err := broker.New(f.config())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "dbeast demo:", err)
-		return 1
 	}
 	return serveUntilSignal(b, &f, os.Stdout, func() error { return setUpDemo(b, f.stateDir, dbPath) })
 }

@@ -293,6 +293,8 @@
     if (ct.indexOf("application/json") === 0) {
       try { data = await resp.json(); } catch (e) { data = null; }
     }
+    // A change may have been put in force without being saved.
+    if (method !== "GET" && path !== "/api/signin") checkSaved();
     return { status: resp.status, body: data };
   }
 
@@ -1474,6 +1476,25 @@
     if (r.status !== 200) return;
     $("server-mcp").textContent = r.body.mcp_url;
     $("server-running").textContent = r.body.running ? "running" : "stopped";
+    showSaved(r.body.state_saved);
+  }
+
+  // showSaved says whether what is in force is saved. A revocation or
+  // narrowing whose save failed is in force all the same; dbeast retries
+  // the save, and a restart before it succeeds would bring back the
+  // saved settings.
+  const UNSAVED = "Not saved yet: a revocation or narrowing is in force, but dbeast could not save it (is the disk full or the keyring locked?). It keeps trying; do not restart dbeast until this goes away.";
+  let unsavedShown = false;
+  function showSaved(saved) {
+    unsavedShown = !saved;
+    $("server-saved").textContent = saved ? "saved" : "NOT SAVED YET (in force; dbeast keeps trying to save)";
+    $("server-saved").classList.toggle("bad", !saved);
+    if (!saved) notice(UNSAVED, "unsaved");
+    else clearNotice("unsaved");
+  }
+  async function checkSaved() {
+    const r = await api("GET", "/api/server");
+    if (r.status === 200) showSaved(r.body.state_saved);
   }
 
   async function serverAction(path, done) {
@@ -1561,6 +1582,9 @@
     setInterval(function () {
       pollPending();
       ticks++;
+      // Every tick while something is not saved (to see the retry
+      // succeed), now and then otherwise (another console's change).
+      if (unsavedShown || ticks % 5 === 0) checkSaved();
       // A re-render replaces the page's buttons: never while a destructive
       // action waits for its confirming click, or the armed button would
       // vanish under the person's cursor.
