@@ -22,20 +22,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// runMainEnv makes this test binary run dbeast's main instead of the
-// tests, so that a test can start real `dbeast serve` processes without
-// building the binary.
-const runMainEnv = "DBEAST_TEST_RUN_MAIN"
-
-func init() {
-	if os.Getenv(runMainEnv) == "1" {
-		main()
-		os.Exit(0)
-	}
-}
-
-// serveProc is one `dbeast serve` process started by startServe.
-type serveProc struct {
+// stateServe is one `dbeast serve` process started by startStateServe.
+type stateServe struct {
 	cmd     *exec.Cmd
 	mcp     string // the MCP endpoint URL
 	console string // the console API's base URL, ending in /api
@@ -44,20 +32,21 @@ type serveProc struct {
 	done    chan struct{}
 }
 
-// dbeastCmd is a command running this binary as dbeast with args; env
+// stateDBeastCmd is a command running this binary as dbeast (TestMain,
+// runMainEnv) with args; env
 // is added to the test's environment.
-func dbeastCmd(env []string, args ...string) *exec.Cmd {
+func stateDBeastCmd(env []string, args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(append(os.Environ(), runMainEnv+"=1"), env...)
 	return cmd
 }
 
-// startServe starts `dbeast serve` on stateDir with free ports and waits
+// startStateServe starts `dbeast serve` on stateDir with free ports and waits
 // until it serves; it is stopped (SIGTERM) when the test ends.
-func startServe(t *testing.T, stateDir string, env []string) *serveProc {
+func startStateServe(t *testing.T, stateDir string, env []string) *stateServe {
 	t.Helper()
 	tokenFile := filepath.Join(t.TempDir(), "console-token")
-	cmd := dbeastCmd(env, "serve", "--state-dir", stateDir, "--listen", "127.0.0.1:0", "--console", "127.0.0.1:0",
+	cmd := stateDBeastCmd(env, "serve", "--state-dir", stateDir, "--listen", "127.0.0.1:0", "--console", "127.0.0.1:0",
 		"--console-token-file", tokenFile, "--log-level", "error")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -68,7 +57,7 @@ func startServe(t *testing.T, stateDir string, env []string) *serveProc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &serveProc{cmd: cmd, stdout: &bytes.Buffer{}, done: make(chan struct{})}
+	p := &stateServe{cmd: cmd, stdout: &bytes.Buffer{}, done: make(chan struct{})}
 	ready := make(chan struct{})
 	go func() {
 		defer close(p.done)
@@ -106,7 +95,7 @@ func startServe(t *testing.T, stateDir string, env []string) *serveProc {
 
 // stop ends the process with SIGTERM (a clean stop), or kills it after
 // 10 s.
-func (p *serveProc) stop(t *testing.T) {
+func (p *stateServe) stop(t *testing.T) {
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-p.done:
@@ -118,7 +107,7 @@ func (p *serveProc) stop(t *testing.T) {
 }
 
 // api sends a console API request and decodes a JSON answer into out.
-func (p *serveProc) api(t *testing.T, method, path string, body, out any) int {
+func (p *stateServe) api(t *testing.T, method, path string, body, out any) int {
 	t.Helper()
 	var rd io.Reader
 	if body != nil {
@@ -140,7 +129,7 @@ func (p *serveProc) api(t *testing.T, method, path string, body, out any) int {
 
 // tool is one stateless tools/call over real HTTP with an agent token:
 // the HTTP status and the structured result.
-func (p *serveProc) tool(t *testing.T, token, name string, args map[string]any) (int, map[string]any) {
+func (p *stateServe) tool(t *testing.T, token, name string, args map[string]any) (int, map[string]any) {
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
 		"params": map[string]any{"name": name, "arguments": args}})
@@ -165,7 +154,7 @@ func (p *serveProc) tool(t *testing.T, token, name string, args map[string]any) 
 
 // catalog is the number of sources token's agent sees, or -1 when the
 // token is refused.
-func (p *serveProc) catalog(t *testing.T, token string) int {
+func (p *stateServe) catalog(t *testing.T, token string) int {
 	t.Helper()
 	st, s := p.tool(t, token, "begin_session", map[string]any{"label": "test"})
 	if st != http.StatusOK {
@@ -218,9 +207,9 @@ func shopDB(t *testing.T) string {
 // revoked in one was back after a restart.
 func TestSecondBrokerOnOneStateDirExits(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state")
-	first := startServe(t, dir, fileStoreEnv(t))
+	first := startStateServe(t, dir, fileStoreEnv(t))
 	for _, sub := range []string{"serve", "demo"} {
-		cmd := dbeastCmd(fileStoreEnv(t), sub, "--state-dir", dir, "--listen", "127.0.0.1:0", "--console", "127.0.0.1:0")
+		cmd := stateDBeastCmd(fileStoreEnv(t), sub, "--state-dir", dir, "--listen", "127.0.0.1:0", "--console", "127.0.0.1:0")
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		if err := cmd.Start(); err != nil {
@@ -257,7 +246,7 @@ func TestSecondBrokerOnOneStateDirExits(t *testing.T) {
 func TestRevocationFailsClosedWhileSavesFail(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state")
 	env := fileStoreEnv(t)
-	p := startServe(t, dir, env)
+	p := startStateServe(t, dir, env)
 	if !strings.Contains(p.stdout.String(), "0600 file") {
 		t.Fatalf("not the file backend:\n%s", p.stdout)
 	}
@@ -321,7 +310,7 @@ func TestRevocationFailsClosedWhileSavesFail(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	p.stop(t)
-	p = startServe(t, dir, env)
+	p = startStateServe(t, dir, env)
 	if n := p.catalog(t, a.Token); n != -1 {
 		t.Fatal("the revoked token works again after a restart")
 	}
@@ -340,7 +329,7 @@ func TestSecretServiceSaveFailingOnConfigFile(t *testing.T) {
 	storetest.StartBus(t)
 	storetest.StartKeyring(t)
 	dir := filepath.Join(t.TempDir(), "state")
-	p := startServe(t, dir, nil)
+	p := startStateServe(t, dir, nil)
 	if !strings.Contains(p.stdout.String(), "Secret Service") {
 		t.Fatalf("not the Secret Service backend:\n%s", p.stdout)
 	}
@@ -375,7 +364,7 @@ func TestSecretServiceSaveFailingOnConfigFile(t *testing.T) {
 		t.Fatalf("the widening answered %d and the console shows %q", code, shown)
 	}
 	p.stop(t)
-	p = startServe(t, dir, nil)
+	p = startStateServe(t, dir, nil)
 	if got := level(); got != shown {
 		t.Fatalf("after a restart %q is in force; the console showed %q (the save answered %d)", got, shown, code)
 	}
@@ -396,7 +385,7 @@ func TestStaleSaveFilesRemovedAtStart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p := startServe(t, dir, fileStoreEnv(t))
+	p := startStateServe(t, dir, fileStoreEnv(t))
 	for _, name := range stale {
 		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
 			t.Errorf("%s is still there after the start", name)
@@ -432,7 +421,7 @@ func TestStaleSaveFilesRemovedAtStart(t *testing.T) {
 	p.cmd.Process.Kill()
 	<-p.done
 	<-saving
-	startServe(t, dir, fileStoreEnv(t))
+	startStateServe(t, dir, fileStoreEnv(t))
 	left, _ := filepath.Glob(filepath.Join(dir, ".*.tmp"))
 	if len(left) != 0 {
 		t.Fatalf("temporary files after the restart: %v", left)
