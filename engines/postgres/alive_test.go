@@ -40,14 +40,14 @@ func adv3Transports(t *testing.T, tag string) map[string]engines.Source {
 	return out
 }
 
-// TestAdv3AliveOverTLSAndUnixSocket (held) checks alive on the two
+// TestAliveOverTLSAndUnixSocket (held) checks alive on the two
 // transports a deployment may use besides plain TCP: over TLS the check
 // must look through *tls.Conn to the socket, over a unix socket the
 // *net.UnixConn. A healthy pooled connection is handed out again (the same
 // backend answers the next read: alive read nothing and dropped nothing),
 // and one the administrator terminated while idle is dropped, the next
 // operation running on a new backend.
-func TestAdv3AliveOverTLSAndUnixSocket(t *testing.T) {
+func TestAliveOverTLSAndUnixSocket(t *testing.T) {
 	for name, src := range adv3Transports(t, "transport") {
 		t.Run(name, func(t *testing.T) {
 			e, err := Driver{}.Open(context.Background(), src)

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// TestAdv3EngineHeldConnectionDiesIdle (a finding, low, now fixed:
+// TestEngineHeldConnectionDiesIdle (a finding, low, now fixed:
 // Engine.start checks the socket) ends the
 // connection an engine holds between two of its operations, not one in
 // the pool.
@@ -32,7 +32,7 @@ import (
 // writes alike. Severity low. A fix: check alive(e.pg.Conn()) in
 // Engine.start (and freshConn) when reusing a held connection, and
 // replace it when dead, as pool.get does.
-func TestAdv3EngineHeldConnectionDiesIdle(t *testing.T) {
+func TestEngineHeldConnectionDiesIdle(t *testing.T) {
 	ctx := context.Background()
 	for _, op := range readOps(ctx) {
 		t.Run(op.name, func(t *testing.T) {
@@ -53,7 +53,7 @@ func TestAdv3EngineHeldConnectionDiesIdle(t *testing.T) {
 	}
 }
 
-// TestAdv3OpenedConnectionDiesBeforeFirstOp (a finding, low, now
+// TestOpenedConnectionDiesBeforeFirstOp (a finding, low, now
 // fixed: Engine.start checks the socket; a
 // regression of 32c63bb) is the same between Open and the engine's first
 // operation: Open takes a pooled connection (alive says it is live), the
@@ -68,7 +68,7 @@ func TestAdv3EngineHeldConnectionDiesIdle(t *testing.T) {
 // Impact: one failed operation after a terminate, an idle_session_timeout
 // or a restart that falls between Open and the first operation (a short
 // window). Severity low. A fix: the alive check in Engine.start, as above.
-func TestAdv3OpenedConnectionDiesBeforeFirstOp(t *testing.T) {
+func TestOpenedConnectionDiesBeforeFirstOp(t *testing.T) {
 	ctx := context.Background()
 	for _, op := range readOps(ctx) {
 		t.Run(op.name, func(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"github.com/dbeast/dbeast/engines"
 )
 
-// TestAdvPoolUseAfterClose (an adversarial finding, now fixed:
+// TestPoolUseAfterClose (an adversarial finding, now fixed:
 // every operation after Close fails) calls an operation on an engine after
 // its Close gave the connection back to the pool.
 //
@@ -31,7 +31,7 @@ import (
 // a write's user code in the pool, and a panic in the caller. Misuse of
 // the API (the broker defers Close and calls nothing after it); severity
 // low to medium: an Engine after Close should refuse every operation.
-func TestAdvPoolUseAfterClose(t *testing.T) {
+func TestPoolUseAfterClose(t *testing.T) {
 	ctx := context.Background()
 	advTriggerSetup(t, forgeBody("temp_file_limit",
 		`SELECT pg_catalog.set_config('search_path', 'dbeast_adv_evil, pg_catalog, pg_temp', true) WHERE true`))

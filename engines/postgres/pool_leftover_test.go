@@ -8,7 +8,7 @@ import (
 	"github.com/dbeast/dbeast/engines"
 )
 
-// TestAdvPoolFailedReadStatementLeftOver (an adversarial finding,
+// TestPoolFailedReadStatementLeftOver (an adversarial finding,
 // low, now fixed: after a failed read the next one runs on a new
 // connection) refuses a read
 // after its statement was prepared, then reads clean on the same engine.
@@ -27,7 +27,7 @@ import (
 // so the refused statement is not run again; it is session state that
 // outlives its operation in the pool (memory, a cached plan of SQL the
 // engine refused). Needs two reads on one Engine.
-func TestAdvPoolFailedReadStatementLeftOver(t *testing.T) {
+func TestPoolFailedReadStatementLeftOver(t *testing.T) {
 	ctx := context.Background()
 	cases := []struct {
 		name, sql, marker string
@@ -65,13 +65,13 @@ func TestAdvPoolFailedReadStatementLeftOver(t *testing.T) {
 	}
 }
 
-// TestAdvPoolReadLeavesNoSession (held) checks the session a clean read
+// TestPoolReadLeavesNoSession (held) checks the session a clean read
 // gives back: every setting the read's transaction set (search_path,
 // statement and lock timeouts, output formats, plan_cache_mode,
 // temp_file_limit) is back at the connection's own value, no transaction
 // is open, no cursor, listener, advisory lock or temporary table is left,
 // and the only prepared statements are the engine's own catalog queries.
-func TestAdvPoolReadLeavesNoSession(t *testing.T) {
+func TestPoolReadLeavesNoSession(t *testing.T) {
 	ctx := context.Background()
 	src := advSource(t, "noleft", nil)
 	probe := advOpen(t, src)

@@ -58,7 +58,7 @@ func adv2SlowProxy(t *testing.T, target string, delay time.Duration) string {
 	return ln.Addr().String()
 }
 
-// TestAdv2IdleInTransactionTimeoutIsLostConnection (a finding, now fixed) runs a
+// TestIdleInTransactionTimeoutIsLostConnection (a finding, now fixed) runs a
 // listing, a description and a read on a source whose role or database
 // has idle_in_transaction_session_timeout (here through the DSN) shorter
 // than a round trip (here a slow link; a busy broker or network does the
@@ -77,7 +77,7 @@ func adv2SlowProxy(t *testing.T, target string, delay time.Duration) string {
 // Severity informational. A fix: map every FATAL that ends the session
 // (or any error after which the connection is closed) to a lost
 // connection.
-func TestAdv2IdleInTransactionTimeoutIsLostConnection(t *testing.T) {
+func TestIdleInTransactionTimeoutIsLostConnection(t *testing.T) {
 	ctx := context.Background()
 	dsn := withParams(t, testDSN(t), "", map[string]string{"timezone": "UTC",
 		"application_name": "dbeast_adv2_idletx", "idle_in_transaction_session_timeout": "20"})

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// TestAdvPoolDeadIdleConnection (an adversarial finding, now
+// TestPoolDeadIdleConnection (an adversarial finding, now
 // fixed: pool.get checks an idle connection's socket, alive, and
 // 57P01/57P05 are a lost connection) ends a pooled connection on the
 // server side while it is idle in the pool, then runs the next operation
@@ -32,7 +32,7 @@ import (
 // ReasonExecution), not as a lost connection. Nothing is retried (a
 // read is safe to retry on a new connection when the pooled one failed
 // before anything ran).
-func TestAdvPoolDeadIdleConnection(t *testing.T) {
+func TestPoolDeadIdleConnection(t *testing.T) {
 	ctx := context.Background()
 	cases := []struct {
 		name   string
@@ -94,10 +94,10 @@ func waitGone(t *testing.T, pid uint32) {
 	t.Fatalf("backend %d still listed", pid)
 }
 
-// TestAdvPoolExpiredConnectionNotReused (held) ages the pooled connection
+// TestPoolExpiredConnectionNotReused (held) ages the pooled connection
 // past poolMaxLifetime and past poolIdleTimeout: the next Open dials a
 // new one and the old backend is gone.
-func TestAdvPoolExpiredConnectionNotReused(t *testing.T) {
+func TestPoolExpiredConnectionNotReused(t *testing.T) {
 	for _, field := range []string{"created", "idle"} {
 		t.Run(field, func(t *testing.T) {
 			src := advSource(t, "expired_"+field, nil)

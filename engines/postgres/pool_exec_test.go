@@ -29,7 +29,7 @@ func userRead() engines.ReadRequest {
 		map[string][]string{"t": {"id"}}, nil, "t")}
 }
 
-// TestAdvPoolExecThenOperation (an adversarial finding, now
+// TestPoolExecThenOperation (an adversarial finding, now
 // fixed: an operation after full SQL runs on a new connection) runs full SQL and then another
 // operation on the same engine.
 //
@@ -55,7 +55,7 @@ func userRead() engines.ReadRequest {
 // SQL session state crosses into the pool. Reaching it takes two
 // operations on one Engine, which the current broker never does (one
 // Engine per operation); severity medium for the engine's contract.
-func TestAdvPoolExecThenOperation(t *testing.T) {
+func TestPoolExecThenOperation(t *testing.T) {
 	ctx := context.Background()
 	advLowSetup(t)
 
@@ -134,13 +134,13 @@ func TestAdvPoolExecThenOperation(t *testing.T) {
 	}
 }
 
-// TestAdvPoolExecStateStaysOut (held) runs full SQL that leaves session
+// TestPoolExecStateStaysOut (held) runs full SQL that leaves session
 // state — a role, a setting, a prepared statement, a temporary table, a
 // listener, a session advisory lock, a held cursor — on an engine whose
 // connection came from the pool, then reads through the pool: full SQL
 // ran on a new connection, which was closed (its advisory lock is free
 // again), and the pooled connection carries none of it.
-func TestAdvPoolExecStateStaysOut(t *testing.T) {
+func TestPoolExecStateStaysOut(t *testing.T) {
 	ctx := context.Background()
 	advLowSetup(t)
 	const lockKey = "7428104"

@@ -10,7 +10,7 @@ import (
 	"github.com/dbeast/dbeast/engines"
 )
 
-// TestAdv2KilledAfterCommitIsOutcomeUnknown (a finding, now fixed) runs approved
+// TestKilledAfterCommitIsOutcomeUnknown (a finding, now fixed) runs approved
 // full SQL that commits and then loses its connection.
 //
 // Sequence: Exec runs CALL of a procedure that inserts a row, COMMITs and
@@ -30,7 +30,7 @@ import (
 // or the agent may run it again. Severity low (full SQL only, and only
 // when the server itself reports the kill). A fix: map 1927
 // and 1053 to a lost connection (outcome_unknown once sent).
-func TestAdv2KilledAfterCommitIsOutcomeUnknown(t *testing.T) {
+func TestKilledAfterCommitIsOutcomeUnknown(t *testing.T) {
 	needServer(t)
 	db := "`" + testDB + "`."
 	for _, q := range []string{

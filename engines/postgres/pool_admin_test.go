@@ -10,10 +10,10 @@ import (
 // advAcct is a login role the admin tests connect as and change.
 const advAcct = "dbeast_adv_acct"
 
-// TestAdvPoolPrivilegeChangesAreLive (held) changes the account's
+// TestPoolPrivilegeChangesAreLive (held) changes the account's
 // privileges between reads that use a pooled connection, a cached proof
 // and cached guard verdicts: each change is seen by the next read.
-func TestAdvPoolPrivilegeChangesAreLive(t *testing.T) {
+func TestPoolPrivilegeChangesAreLive(t *testing.T) {
 	ctx := context.Background()
 	cases := []struct {
 		name, change string
@@ -51,13 +51,13 @@ func TestAdvPoolPrivilegeChangesAreLive(t *testing.T) {
 	}
 }
 
-// TestAdvPoolCatalogTamperAfterCachedGuard (held) plants a user cast
+// TestPoolCatalogTamperAfterCachedGuard (held) plants a user cast
 // between built-in types after reads cached the proof and the guard
 // verdicts on a pooled connection whose catalog guard is a prepared
 // statement: the catalog guard is never cached and refuses the next read,
 // listing and description still work, and the read works again once the
 // cast is gone.
-func TestAdvPoolCatalogTamperAfterCachedGuard(t *testing.T) {
+func TestPoolCatalogTamperAfterCachedGuard(t *testing.T) {
 	ctx := context.Background()
 	const drop = `DROP CAST IF EXISTS (integer AS text); DROP SCHEMA IF EXISTS dbeast_adv_cg CASCADE`
 	advCleanup(t, drop)

@@ -11,7 +11,7 @@ import (
 	"github.com/dbeast/dbeast/verifier"
 )
 
-// TestAdv3FatalBeforeCommitIsFailed (a finding, informational, now
+// TestFatalBeforeCommitIsFailed (a finding, informational, now
 // fixed: sentErr keeps FATAL unknown only where a statement may commit) runs a
 // table write whose statement loses its session to a FATAL error before
 // the engine sends COMMIT.
@@ -33,7 +33,7 @@ import (
 // map a FATAL that answers the statement (before COMMIT) with mapErr
 // (CodeFailed/ReasonConnectionLost), keeping sentErr's FATAL rule for
 // COMMIT's answer and for Exec.
-func TestAdv3FatalBeforeCommitIsFailed(t *testing.T) {
+func TestFatalBeforeCommitIsFailed(t *testing.T) {
 	ctx := context.Background()
 	advCleanup(t, `DROP TABLE IF EXISTS dbeast_pgengine.adv3_w`,
 		`DROP FUNCTION IF EXISTS dbeast_pgengine.adv3_die()`)
@@ -63,15 +63,15 @@ END$$`,
 	}
 }
 
-// TestAdv3TerminatedLockWaitWriteIsFailed (a finding, informational, now
+// TestTerminatedLockWaitWriteIsFailed (a finding, informational, now
 // fixed; the
-// field form of TestAdv3FatalBeforeCommitIsFailed): a table write waits
+// field form of TestFatalBeforeCommitIsFailed): a table write waits
 // for a row or table lock held by another session, and the administrator
 // clears the queue with pg_terminate_backend. The write's statement was
 // sent but its transaction (the engine's BEGIN … READ WRITE block) never
 // reached COMMIT, so the server rolled it back; sentErr reports
 // outcome_unknown because the answer is a FATAL.
-func TestAdv3TerminatedLockWaitWriteIsFailed(t *testing.T) {
+func TestTerminatedLockWaitWriteIsFailed(t *testing.T) {
 	ctx := context.Background()
 	advCleanup(t, `DROP TABLE IF EXISTS dbeast_pgengine.adv3_lw`)
 	advExec(t, `DROP TABLE IF EXISTS dbeast_pgengine.adv3_lw`,

@@ -8,7 +8,7 @@ import (
 	"github.com/dbeast/dbeast/engines"
 )
 
-// TestAdv2LivenessCheckFromDSN (a finding, now fixed) turns off go-sql-driver's
+// TestLivenessCheckFromDSN (a finding, now fixed) turns off go-sql-driver's
 // liveness check through the source's DSN (checkConnLiveness=false, a
 // documented driver parameter that parseConfig does not force) and kills
 // a connection while it is idle in the pool.
@@ -26,7 +26,7 @@ import (
 // wait_timeout, up to poolMaxIdle operations in a row fail. Severity low.
 // A fix: force CheckConnLiveness = true in parseConfig, with the other
 // options the pool depends on.
-func TestAdv2LivenessCheckFromDSN(t *testing.T) {
+func TestLivenessCheckFromDSN(t *testing.T) {
 	needServer(t)
 	src := sourceFor(t, "", "", map[string]string{"checkConnLiveness": "false"})
 	drainSource(src)

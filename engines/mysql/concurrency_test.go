@@ -9,7 +9,7 @@ import (
 	"github.com/dbeast/dbeast/verifier"
 )
 
-// TestAdv2ConcurrentOperationsRace (a finding under -race only, now
+// TestConcurrentOperationsRace (a finding under -race only, now
 // fixed: the flavor is set once, at Open) runs
 // table writes and reads on one engine from two goroutines. Engine.mu
 // "serialises operations", but Read checks its verdict before run takes
@@ -27,7 +27,7 @@ import (
 // with a wrong flavor today, and the broker never shares an engine
 // between goroutines. Severity low. A fix: read e.fl under e.mu (or in
 // run), or make the flavor a field fixed at Open.
-func TestAdv2ConcurrentOperationsRace(t *testing.T) {
+func TestConcurrentOperationsRace(t *testing.T) {
 	needServer(t)
 	db := "`" + testDB + "`."
 	adminExec(t, "DROP TABLE IF EXISTS "+db+"`adv2_race`")

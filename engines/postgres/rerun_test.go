@@ -81,7 +81,7 @@ func adv2Terminate(t *testing.T, pid uint32) {
 	waitGone(t, pid)
 }
 
-// TestAdv2TerminatedReadNotRerun (a finding against c05f044's retry,
+// TestTerminatedReadNotRerun (a finding against c05f044's retry,
 // which is gone) terminates a read's backend while the read runs, not
 // while its connection sat idle: a read that waits in its LOCK TABLE
 // behind an administrator's ACCESS EXCLUSIVE lock, on a pooled
@@ -92,7 +92,7 @@ func adv2Terminate(t *testing.T, pid uint32) {
 // must fail as a lost connection, no other backend may run it, the
 // engine's next operation runs on a new connection and the ended one is
 // not pooled.
-func TestAdv2TerminatedReadNotRerun(t *testing.T) {
+func TestTerminatedReadNotRerun(t *testing.T) {
 	ctx := context.Background()
 	src := advSource(t, "adv2_midkill", nil)
 	mustRead(t, src, pointRead())
@@ -140,12 +140,12 @@ func TestAdv2TerminatedReadNotRerun(t *testing.T) {
 	}
 }
 
-// TestAdv2DeadPooledConnectionNotHandedOut: a pooled connection the
+// TestDeadPooledConnectionNotHandedOut: a pooled connection the
 // server ended while idle is dropped when it is taken (alive), so Open
 // dials a new one; when that dial fails (the login was revoked in
 // between) Open fails as unavailable, and once the login is back the next
 // Open works and the dead connection was never pooled again.
-func TestAdv2DeadPooledConnectionNotHandedOut(t *testing.T) {
+func TestDeadPooledConnectionNotHandedOut(t *testing.T) {
 	ctx := context.Background()
 	src := advRoleSource(t, adv2Role, "adv2_dead_open")
 	mustRead(t, src, pointRead())
@@ -172,11 +172,11 @@ func TestAdv2DeadPooledConnectionNotHandedOut(t *testing.T) {
 	}
 }
 
-// TestAdv2EndedBackendNotRerun (held): a read on a connection the engine
+// TestEndedBackendNotRerun (held): a read on a connection the engine
 // dialled itself is not run again when its backend ends during the read.
 // (A backend that ended while the engine sat idle between operations is
-// replaced before the next one: TestAdv3EngineHeldConnectionDiesIdle.)
-func TestAdv2EndedBackendNotRerun(t *testing.T) {
+// replaced before the next one: TestEngineHeldConnectionDiesIdle.)
+func TestEndedBackendNotRerun(t *testing.T) {
 	ctx := context.Background()
 	t.Run("dialled", func(t *testing.T) {
 		src := advSource(t, "adv2_dialled", nil)
@@ -214,13 +214,13 @@ func TestAdv2EndedBackendNotRerun(t *testing.T) {
 // adv2Role is a login role these tests create and drop.
 const adv2Role = "dbeast_adv2_acct"
 
-// TestAdv2CloseAfterFailedReplace (held): an engine whose last operation
+// TestCloseAfterFailedReplace (held): an engine whose last operation
 // did not end clean must replace its connection at the next one (start);
 // when that dial fails (the login was revoked), the operation and a full
 // SQL statement after it fail as unavailable, the engine keeps the old
 // connection only to close it, and Close (twice) really ends that
 // connection instead of pooling it.
-func TestAdv2CloseAfterFailedReplace(t *testing.T) {
+func TestCloseAfterFailedReplace(t *testing.T) {
 	ctx := context.Background()
 	src := advRoleSource(t, adv2Role, "adv2_closefail")
 	e := advOpen(t, src)

@@ -9,7 +9,7 @@ import (
 	"github.com/dbeast/dbeast/engines"
 )
 
-// TestAdv3SlowWriteThenAlive (held) runs reads whose statement text is
+// TestSlowWriteThenAlive (held) runs reads whose statement text is
 // large (1 MB), so that pgx's write to the socket can take longer than
 // its 15 ms slow-write timer and start its background reader, a goroutine
 // reading the same socket. alive then reads the socket of the pooled
@@ -18,7 +18,7 @@ import (
 // the pool's mutex, or it would steal a byte of a live stream. The pooled
 // connection must be handed out again (the same backend), each read must
 // answer right, and nothing may hang.
-func TestAdv3SlowWriteThenAlive(t *testing.T) {
+func TestSlowWriteThenAlive(t *testing.T) {
 	src := advSource(t, "adv3_bgreader", nil)
 	var b strings.Builder
 	b.WriteString(`SELECT t.id, t.name FROM dbeast_pgengine.t AS t WHERE t.id IN (1`)

@@ -10,7 +10,7 @@ import (
 	"github.com/dbeast/dbeast/engines"
 )
 
-// TestAdvPoolLateCancel (held) cancels reads at random moments around
+// TestPoolLateCancel (held) cancels reads at random moments around
 // their end — before they start, mid-pipeline, during the reset, just
 // after — and after each runs a read with no deadline on the pool. A
 // cancel request reaches the server asynchronously (the context watcher
@@ -19,7 +19,7 @@ import (
 // (57014, which the engine reports as a timeout). Every follow-up read
 // must succeed, and every pooled connection must be idle outside a
 // transaction.
-func TestAdvPoolLateCancel(t *testing.T) {
+func TestPoolLateCancel(t *testing.T) {
 	src := advSource(t, "late_cancel", nil)
 	req := pointRead()
 	mustRead(t, src, req)
@@ -73,12 +73,12 @@ func TestAdvPoolLateCancel(t *testing.T) {
 	}
 }
 
-// TestAdvPoolLockWaitTimeout (held) lets a pooled, cached read wait for a
+// TestPoolLockWaitTimeout (held) lets a pooled, cached read wait for a
 // lock an administrator holds until its deadline: the read is a timeout,
 // its connection is closed (the server-side wait ends with it, so the
 // administrator's transaction never sees a waiter left behind), and once
 // the lock is released the next read works.
-func TestAdvPoolLockWaitTimeout(t *testing.T) {
+func TestPoolLockWaitTimeout(t *testing.T) {
 	src := advSource(t, "lock_wait", nil)
 	req := pointRead()
 	for i := 0; i < 2; i++ {

@@ -51,7 +51,7 @@ func adv3Threads(t *testing.T, want int) int {
 	}
 }
 
-// TestAdv3FailedReplacementsAndClose (held) makes many replacements in a
+// TestFailedReplacementsAndClose (held) makes many replacements in a
 // row fail (the account locked), through run (Describe) and fresh (full
 // SQL), then lets dialling succeed, then closes the engine and keeps
 // calling it. No server thread may be left over by the failed dials, the
@@ -59,7 +59,7 @@ func adv3Threads(t *testing.T, want int) int {
 // not get a connection must be a plain failure (nothing was sent), and
 // after Close no operation may run or dial (a thread appearing after
 // Close would be an operation outliving it).
-func TestAdv3FailedReplacementsAndClose(t *testing.T) {
+func TestFailedReplacementsAndClose(t *testing.T) {
 	needServer(t)
 	ctx := context.Background()
 	src := adv3UserSource(t)

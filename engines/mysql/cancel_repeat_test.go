@@ -9,7 +9,7 @@ import (
 	"github.com/dbeast/dbeast/engines"
 )
 
-// TestAdv3RepeatedCancelsLeakNothing (held) cancels many operations of one
+// TestRepeatedCancelsLeakNothing (held) cancels many operations of one
 // engine in a row while each waits for a table lock, alternating reads
 // and full SQL, then lets the lock go. Each cancel kills the engine's
 // thread and the next operation replaces the connection (run, fresh):
@@ -18,7 +18,7 @@ import (
 // flight, or a killed connection kept open, would show as extra threads),
 // and at the end one read answers and, after Close and a drained pool,
 // no thread remains.
-func TestAdv3RepeatedCancelsLeakNothing(t *testing.T) {
+func TestRepeatedCancelsLeakNothing(t *testing.T) {
 	needServer(t)
 	src := adv3UserSource(t)
 	release := holdLock(t, "LOCK TABLES dbeast_myengine.lockme WRITE")

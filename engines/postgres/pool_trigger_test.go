@@ -52,7 +52,7 @@ func forgeBody(marker, forged string) string {
   END LOOP;`
 }
 
-// TestAdvPoolTriggerForgesCatalogStatements (an adversarial
+// TestPoolTriggerForgesCatalogStatements (an adversarial
 // finding, now fixed: an operation after a write runs on a new
 // connection, Engine.start) lets a table write's
 // trigger replace the engine's own prepared catalog statements, then
@@ -84,7 +84,7 @@ func forgeBody(marker, forged string) string {
 // uses one Engine per operation today), after which the pool spreads it
 // to ordinary reads. Severity: high for the engine's contract (any
 // sequence of its methods), not reachable through the current broker.
-func TestAdvPoolTriggerForgesCatalogStatements(t *testing.T) {
+func TestPoolTriggerForgesCatalogStatements(t *testing.T) {
 	ctx := context.Background()
 	t.Run("search_path through the temp_file_limit statement", func(t *testing.T) {
 		advTriggerSetup(t, forgeBody("temp_file_limit",
@@ -195,14 +195,14 @@ func TestAdvPoolTriggerForgesCatalogStatements(t *testing.T) {
 	})
 }
 
-// TestAdvPoolTriggerRoleThenRead (an adversarial finding, now
+// TestPoolTriggerRoleThenRead (an adversarial finding, now
 // fixed, same class as
-// TestAdvPoolTriggerForgesCatalogStatements) lets a write's trigger switch
+// TestPoolTriggerForgesCatalogStatements) lets a write's trigger switch
 // the session's role with set_config('role', …, false), then reads on the
 // same engine: the verified read runs, and is proven, as that role.
 // Nothing of it reaches the pool (the read's reset runs SET SESSION
 // AUTHORIZATION DEFAULT), which the second half checks.
-func TestAdvPoolTriggerRoleThenRead(t *testing.T) {
+func TestPoolTriggerRoleThenRead(t *testing.T) {
 	ctx := context.Background()
 	advLowSetup(t)
 	advTriggerSetup(t, `  PERFORM pg_catalog.set_config('role', 'dbeast_adv_low', false);`)

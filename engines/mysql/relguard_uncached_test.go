@@ -42,12 +42,12 @@ func againSource(t *testing.T, params map[string]string) engines.Source {
 // verdict's references by alias (issue 29), it refuses the first read as
 // well; both reads are checked.
 
-// TestRelationGuardAgain runs each case: set up gt (the verdict's one
+// TestRelationGuardWithoutCache runs each case: set up gt (the verdict's one
 // table) and gh (the table the verdict leaves out); check that a read
 // through a pool with nothing cached is refused although the server would
 // not read gh then; make the change; check that a read through a fresh
 // pool and one through the first pool are refused.
-func TestRelationGuardAgain(t *testing.T) {
+func TestRelationGuardWithoutCache(t *testing.T) {
 	needServer(t)
 	testHookSkipReverify = true // a verifier mistake: the verdict leaves out gh
 	defer func() { testHookSkipReverify = false }()

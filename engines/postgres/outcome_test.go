@@ -8,7 +8,7 @@ import (
 	"github.com/dbeast/dbeast/engines"
 )
 
-// TestAdv2LostConnectionAfterCommitIsOutcomeUnknown (a finding, now fixed) runs
+// TestLostConnectionAfterCommitIsOutcomeUnknown (a finding, now fixed) runs
 // approved full SQL that commits and then loses its session to a FATAL
 // error.
 //
@@ -32,7 +32,7 @@ import (
 // rare otherwise. A fix: in sentErr, a FATAL error (or any error after
 // which the connection is closed) is CodeOutcomeUnknown, like a lost
 // socket.
-func TestAdv2LostConnectionAfterCommitIsOutcomeUnknown(t *testing.T) {
+func TestLostConnectionAfterCommitIsOutcomeUnknown(t *testing.T) {
 	ctx := context.Background()
 	advCleanup(t, `DROP PROCEDURE IF EXISTS dbeast_pgengine.adv2_commit_then_die()`,
 		`DROP TABLE IF EXISTS dbeast_pgengine.adv2_log`)

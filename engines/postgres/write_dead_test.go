@@ -9,7 +9,7 @@ import (
 	"github.com/dbeast/dbeast/verifier"
 )
 
-// TestAdv2WriteOnDeadPooledConnection (a finding, now fixed: pool.get
+// TestWriteOnDeadPooledConnection (a finding, now fixed: pool.get
 // checks an idle connection's socket, alive) ends the pooled connection
 // while it is idle and then runs a table write as the next operation of
 // the source. The write took the dead connection and failed as a lost
@@ -17,7 +17,7 @@ import (
 // reads only): with a DBA's idle_session_timeout below the pool's
 // two-minute idle bound, every write that came later than that after the
 // source's last read failed. The write must run on a new connection.
-func TestAdv2WriteOnDeadPooledConnection(t *testing.T) {
+func TestWriteOnDeadPooledConnection(t *testing.T) {
 	ctx := context.Background()
 	advCleanup(t, `DROP TABLE IF EXISTS dbeast_pgengine.adv2_w`)
 	advExec(t, `DROP TABLE IF EXISTS dbeast_pgengine.adv2_w`,

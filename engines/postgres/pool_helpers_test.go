@@ -8,7 +8,7 @@ import (
 	"github.com/dbeast/dbeast/engines"
 )
 
-// Helpers for the adversarial pool tests (adv_pool_*_test.go). Each test
+// Helpers for the adversarial pool tests (pool_*_test.go). Each test
 // uses a source of its own (a DSN that differs by a parameter), so its
 // pool and proof cache are its own and no other test's connections or
 // cached proofs take part.

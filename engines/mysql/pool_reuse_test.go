@@ -50,7 +50,7 @@ func adv2UserSource(t *testing.T) engines.Source {
 	return src
 }
 
-// TestAdv2ReplaceDialFails (a finding, now fixed) makes the new connection that run
+// TestReplaceDialFails (a finding, now fixed) makes the new connection that run
 // dials for an operation after an unclean one fail, then makes dialling
 // possible again.
 //
@@ -72,7 +72,7 @@ func adv2UserSource(t *testing.T) engines.Source {
 // wrongly. Severity low. A fix: leave e.pc as it is (unclean, so the
 // next operation dials again) until the new connection is there, as
 // Engine.replace does on PostgreSQL.
-func TestAdv2ReplaceDialFails(t *testing.T) {
+func TestReplaceDialFails(t *testing.T) {
 	needServer(t)
 	ctx := context.Background()
 	src := adv2UserSource(t)
@@ -103,7 +103,7 @@ func TestAdv2ReplaceDialFails(t *testing.T) {
 	}
 }
 
-// TestAdv2ExecAfterCancel (a finding, now fixed) runs full SQL on an engine after a
+// TestExecAfterCancel (a finding, now fixed) runs full SQL on an engine after a
 // cancelled operation.
 //
 // Sequence: a read waits for a table lock and is cancelled (run KILLs the
@@ -118,7 +118,7 @@ func TestAdv2ReplaceDialFails(t *testing.T) {
 // was in fact killed on purpose and would be replaced for any other
 // operation. Severity informational. A fix: fresh treats a broken
 // connection like an unclean one (release and dial).
-func TestAdv2ExecAfterCancel(t *testing.T) {
+func TestExecAfterCancel(t *testing.T) {
 	needServer(t)
 	release := holdLock(t, "LOCK TABLES dbeast_myengine.lockme WRITE")
 	e := openEngine(t)
@@ -151,13 +151,13 @@ func TestAdv2ExecAfterCancel(t *testing.T) {
 	}
 }
 
-// TestAdv2KilledConnections (held): the server ends a connection (KILL
+// TestKilledConnections (held): the server ends a connection (KILL
 // CONNECTION) or interrupts it (KILL QUERY) while it is idle in the pool
 // or between two operations of one engine. No later operation reads
 // through a dead or interrupted session: each either answers right or
 // fails as a lost connection, the operation after a failure runs on a
 // new connection, and a killed connection never goes back to the pool.
-func TestAdv2KilledConnections(t *testing.T) {
+func TestKilledConnections(t *testing.T) {
 	needServer(t)
 	ctx := context.Background()
 	src := sourceFor(t, "", "", map[string]string{"timeout": "9s"})
@@ -226,13 +226,13 @@ func TestAdv2KilledConnections(t *testing.T) {
 	}
 }
 
-// TestAdv2HeldStateDoesNotCross (held): full SQL that takes LOCK TABLES
+// TestHeldStateDoesNotCross (held): full SQL that takes LOCK TABLES
 // … WRITE or a named lock, and a table write whose trigger takes a named
 // lock and sets a user variable, leave that on their connection; the
 // next operation of the same engine runs on a new connection, the old
 // one is really closed (so the locks are free at once), and the read
 // sees the base table.
-func TestAdv2HeldStateDoesNotCross(t *testing.T) {
+func TestHeldStateDoesNotCross(t *testing.T) {
 	needServer(t)
 	ctx := context.Background()
 	db := "`" + testDB + "`."
