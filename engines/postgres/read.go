@@ -145,7 +145,7 @@ func (e *Engine) Read(ctx context.Context, req engines.ReadRequest) (*engines.Re
 				return nil, nil, err
 			}
 		}
-		res, proofs, err := e.readLocked(ctx, req, ent)
+		res, proofs, err := e.readWithTableLocks(ctx, req, ent)
 		if errors.Is(err, errStale) {
 			e.pool.cache.dropProof(key)
 			if cached {
@@ -198,9 +198,9 @@ func (e *Engine) firstProof(ctx context.Context, req engines.ReadRequest) (*proo
 	return &proofEntry{queries: rec, first: first, lp: lp}, nil
 }
 
-// readLocked runs the reading transaction for a first proof (fresh or
+// readWithTableLocks runs the reading transaction for a first proof (fresh or
 // cached) and returns errStale when the re-proof differs from it.
-func (e *Engine) readLocked(ctx context.Context, req engines.ReadRequest, ent *proofEntry) (*engines.Result, []engines.Proof, error) {
+func (e *Engine) readWithTableLocks(ctx context.Context, req engines.ReadRequest, ent *proofEntry) (*engines.Result, []engines.Proof, error) {
 	v, lp := req.Verdict, ent.lp
 	defer func() { e.pre = nil }()
 	defer e.rollback()
