@@ -27,13 +27,14 @@ type menu struct {
 	// clicks queues the events of the forwarders and of the notifier
 	// for the loop.
 	clicks chan event
-	// notes holds the one notification waiting to be shown (see
+	// notes holds the one notification change waiting to be made (see
 	// postNote).
-	notes chan Note
+	notes chan noteOp
 
 	// Owned by the loop.
 	co        coalescer
 	lastState string // "start", "ok", "token", "down" or "error"
+	server    string // what serverState last showed: "running", "stopped", "unknown" ("": nothing yet)
 }
 
 // slot is one request entry of the menu: a submenu with the request's
@@ -41,6 +42,7 @@ type menu struct {
 type slot struct {
 	item                *menuItem
 	info                []*menuItem
+	reason              *menuItem // why only Review is offered (ReasonLine)
 	allow, deny, review *menuItem
 
 	// Guarded by menu.slotsMu: read by the click forwarders.
@@ -52,7 +54,7 @@ type slot struct {
 // cannot insert an item later), and starts their click forwarders. It
 // must run on the UI thread (onReady).
 func newMenu(c *Client, log *slog.Logger) *menu {
-	m := &menu{c: c, log: log, lastState: "start", clicks: make(chan event, 16), notes: make(chan Note, 1)}
+	m := &menu{c: c, log: log, lastState: "start", clicks: make(chan event, 16), notes: make(chan noteOp, 1)}
 	uiSetIcon(iconIdle)
 	uiSetTooltip("dbeast")
 	m.header = uiAddMenuItem("Nothing to approve", "Pending approvals")
@@ -65,6 +67,8 @@ func newMenu(c *Client, log *slog.Logger) *menu {
 			l.Disable()
 			s.info = append(s.info, l)
 		}
+		s.reason = s.item.AddSubMenuItem("", "Why this request is decided in the console")
+		s.reason.Disable()
 		s.allow = s.item.AddSubMenuItem("Allow once", "Run this read once; nothing more is granted")
 		s.deny = s.item.AddSubMenuItem("Deny", "Refuse this request")
 		s.review = s.item.AddSubMenuItem("Review in console…", "Open the console at this request")
@@ -190,7 +194,10 @@ func (m *menu) onStopAll() {
 }
 
 // onStart is Start server.
-func (m *menu) onStart() { m.call("start-server", m.c.StartServer) }
+func (m *menu) onStart() {
+	m.call("start-server", m.c.StartServer)
+	m.refresh()
+}
 
 // onStop is Stop server.
 func (m *menu) onStop() {
@@ -207,9 +214,10 @@ func (m *menu) onDecide(ev event) {
 
 // postNote hands n to showNotes. Notifications are shown by their own
 // goroutine: a notification service that is slow or hangs must not hold
-// up the menu. Only the latest note waits; an older one not yet shown is
-// dropped for it.
-func (m *menu) postNote(n Note) {
+// up the menu. Only the latest change waits; an older one not yet made
+// is dropped for it (a Show takes the place of the notification shown
+// before, and a withdrawal leaves nothing to show).
+func (m *menu) postNote(n noteOp) {
 	for {
 		select {
 		case m.notes <- n:
@@ -223,12 +231,19 @@ func (m *menu) postNote(n Note) {
 	}
 }
 
-// showNotes shows the notes posted until run closes the channel; a
-// failure is logged once until a note is shown again.
+// showNotes shows or withdraws the notification as posted until run
+// closes the channel; a failure is logged once until a change succeeds
+// again.
 func (m *menu) showNotes(notifier Notifier) {
 	noteErr := false
 	for n := range m.notes {
-		if err := notifier.Show(n); err != nil {
+		var err error
+		if n.withdraw {
+			err = notifier.Withdraw()
+		} else {
+			err = notifier.Show(n.note)
+		}
+		if err != nil {
 			if !noteErr {
 				m.log.Warn("cannot show a desktop notification", "error", err)
 			}
@@ -281,8 +296,11 @@ func (m *menu) refresh() {
 			s.item.Hide()
 		}
 		m.slotsMu.Unlock()
+		m.serverState(false, false)
 		return
 	}
+	running, err := m.c.ServerRunning(cx)
+	m.serverState(err == nil, running)
 	now := time.Now()
 	title, tip := Summary(len(reqs))
 	uiSetTitle(title)
@@ -298,8 +316,36 @@ func (m *menu) refresh() {
 	m.slotsMu.Unlock()
 
 	if note, ok := m.co.next(reqs, now); ok {
-		m.postNote(note)
+		m.postNote(noteOp{note: note})
+	} else if op, ok := m.co.follow(reqs); ok {
+		m.postNote(op)
 	}
+}
+
+// serverState enables Start server only while the MCP server is stopped
+// and Stop server only while it runs; known is false when the console
+// did not say, and then neither is offered.
+func (m *menu) serverState(known, running bool) {
+	state := "unknown"
+	switch {
+	case known && running:
+		state = "running"
+	case known:
+		state = "stopped"
+	}
+	if state == m.server {
+		return
+	}
+	m.server = state
+	enable := func(it *menuItem, on bool) {
+		if on {
+			it.Enable()
+		} else {
+			it.Disable()
+		}
+	}
+	enable(m.start, known && !running)
+	enable(m.stop, known && running)
 }
 
 // placeLocked gives each request in reqs (newest first) a slot and
@@ -355,10 +401,13 @@ func (s *slot) show(r Request, now time.Time) {
 			l.Hide()
 		}
 	}
-	if Decidable(r) {
+	if why := ReasonLine(r); why == "" {
+		s.reason.Hide()
 		s.allow.Show()
 		s.deny.Show()
 	} else {
+		s.reason.SetTitle(menuLabel(why))
+		s.reason.Show()
 		s.allow.Hide()
 		s.deny.Hide()
 	}
