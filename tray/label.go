@@ -121,9 +121,9 @@ func SlotTitle(r Request) string {
 
 // Decidable reports whether the tray (menu or notification) may decide r:
 // only a one-time read whose tables and statement the tray shows uncut
-// (tablesShownWhole, statementShownWhole). Writes, full SQL, session-wide scopes and anything cut
-// are decided in the console, where the whole statement is shown;
-// ReviewReason says which.
+// (tablesShownWhole, statementShownWhole). Writes, full SQL,
+// session-wide scopes and anything cut are decided in the console, where
+// the whole statement is shown; ReviewReason says which.
 func Decidable(r Request) bool { return ReviewReason(r) == "" }
 
 // ReviewReason is why r can be reviewed only in the console, "" when the

@@ -9,11 +9,12 @@ import (
 )
 
 // menu is the tray's menu and what its event loop knows. The items are
-// made once by newMenu; the loop (run) is the only goroutine that calls
-// the console API or changes an item, one click or tick at a time, in
-// the order they arrived. Besides the loop, one forwarder goroutine per
-// item reads its clicks (see forwardClicks) and showNotes shows the
-// notifications.
+// made once by newMenu; the loop (run) handles every click and poll, one
+// at a time, in the order they arrived, and is the only goroutine that
+// changes an item. Besides the loop, one forwarder goroutine per item
+// reads its clicks (see forwardClicks), showNotes shows the
+// notifications, and Open document… runs on its own goroutine (a file
+// dialog can stay open for minutes; AddOpenDocumentItem).
 type menu struct {
 	c   *Client
 	log *slog.Logger
