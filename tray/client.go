@@ -179,6 +179,16 @@ func (c *Client) StopAll(ctx context.Context) (int, error) {
 	return out.Ended, err
 }
 
+// ServerRunning reports whether the broker's MCP listener runs (GET
+// /api/server).
+func (c *Client) ServerRunning(ctx context.Context) (bool, error) {
+	var out struct {
+		Running bool `json:"running"`
+	}
+	err := c.do(ctx, http.MethodGet, "/api/server", &out)
+	return out.Running, err
+}
+
 // StartServer starts the MCP listener (a running one is left alone).
 func (c *Client) StartServer(ctx context.Context) error {
 	return c.do(ctx, http.MethodPost, "/api/server/start", nil)

@@ -2,18 +2,28 @@
 // running broker (the console listener of `dbeast serve`).
 //
 // The tray holds no approval policy; the broker's console API decides.
-// It shows how many requests wait for the person (icon, title and
-// tooltip), lists each in a submenu (the person-named connection, the
-// agent's own label marked as not verified, the operation, the tables,
-// the statement's first lines and its age), raises a desktop notification
-// when requests start waiting (coalesced: one on screen, at most one per
-// notifyQuiet), and forwards the console API's commands: Stop all, start
-// and stop the MCP server, and — for a one-time read only — Allow once and
-// Deny. A write, full SQL and every session-wide scope are decided in the
-// console, which Review opens at the request.
+// It shows how many requests wait for the person (the dbeast mark as
+// icon, amber with a badge while requests wait; title and tooltip),
+// lists each in a submenu (the person-named connection, the agent's own
+// label marked as not verified, the operation, the tables, the
+// statement's first lines, its age and time left), raises a desktop
+// notification when requests start waiting (coalesced: one on screen, at
+// most one per notifyQuiet; it names clock times, not a countdown, and is
+// withdrawn once none of its requests waits, wherever they were decided),
+// and forwards the console API's commands: Stop all, start or stop the
+// MCP server (whichever applies), and — for a one-time read shown whole —
+// Allow once and Deny. A write, full SQL, a statement longer than the
+// tray shows and every session-wide scope are decided in the console,
+// which Review opens at the request; the menu and the notification say
+// which reason applies (ReviewReason).
+//
+// The menu is a menu value (menu.go): one method per item and one event
+// loop that handles a click or a poll at a time.
 //
 // The console token comes from a file written by `dbeast serve
-// --console-token-file` and is sent only as an Authorization header; the
+// --console-token-file` (dbeast-tray's --console-token-file, by default
+// $DBEAST_CONSOLE_TOKEN_FILE as for the dbeast CLI) and is sent only as
+// an Authorization header; the
 // broker makes a new one at each start and the client reads the file
 // again when the console refuses the one it holds. The page the tray
 // opens in the person's browser carries a one-time sign-in code the

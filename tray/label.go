@@ -121,23 +121,46 @@ func SlotTitle(r Request) string {
 
 // Decidable reports whether the tray (menu or notification) may decide r:
 // only a one-time read whose tables and statement the tray shows uncut
-// (shownWhole). Writes, full SQL, session-wide scopes and anything cut
-// are decided in the console, where the whole statement is shown.
-func Decidable(r Request) bool {
+// (tablesShownWhole, statementShownWhole). Writes, full SQL,
+// session-wide scopes and anything cut are decided in the console, where
+// the whole statement is shown; ReviewReason says which.
+func Decidable(r Request) bool { return ReviewReason(r) == "" }
+
+// ReviewReason is why r can be reviewed only in the console, "" when the
+// tray may decide it (Decidable). The reasons are the tray's own static
+// words, never text of the request, so that a person who sees only
+// Review knows it is by design and not a fault.
+func ReviewReason(r Request) string {
 	switch r.OpKind {
 	case "read", "metadata", "document":
+	case "insert", "update", "delete":
+		return "a write is decided only in the console"
+	case "full":
+		return "full SQL is decided only in the console"
 	default:
-		return false
+		return "this kind of request is decided only in the console"
 	}
-	if !shownWhole(r) {
-		return false
+	if !tablesShownWhole(r) {
+		return "it names more tables than the tray can show"
+	}
+	if !statementShownWhole(r) {
+		return "its statement is longer than the tray can show"
 	}
 	for _, s := range r.Scopes {
 		if s == "once" {
-			return true
+			return ""
 		}
 	}
-	return false
+	return "the broker offers no one-time allow for it"
+}
+
+// ReasonLine is the menu and notification line for ReviewReason(r), ""
+// when the tray may decide r.
+func ReasonLine(r Request) string {
+	if why := ReviewReason(r); why != "" {
+		return "Review in the console: " + why
+	}
+	return ""
 }
 
 // maxStatementLines is how many lines of a statement the menu and a
@@ -150,12 +173,15 @@ const (
 	maxTablesRunes    = 120 // and at most this long
 )
 
-// shownWhole reports whether Details shows r's tables and statement
-// without cutting any (blank lines and the indentation of a line aside).
-func shownWhole(r Request) bool {
-	if len(r.Tables) > maxTables || utf8.RuneCountInString(strings.Join(r.Tables, ", ")) > maxTablesRunes {
-		return false
-	}
+// tablesShownWhole reports whether TablesText names all of r's tables
+// uncut.
+func tablesShownWhole(r Request) bool {
+	return len(r.Tables) <= maxTables && utf8.RuneCountInString(strings.Join(r.Tables, ", ")) <= maxTablesRunes
+}
+
+// statementShownWhole reports whether StatementLines shows r's
+// statement uncut (blank lines and the indentation of a line aside).
+func statementShownWhole(r Request) bool {
 	n := 0
 	for _, l := range strings.Split(r.Statement, "\n") {
 		l = strings.TrimSpace(strings.ReplaceAll(l, "\t", " "))
@@ -205,11 +231,37 @@ func TablesText(r Request) string {
 	return clean(strings.Join(shown, ", "), maxTablesRunes) + more
 }
 
-// Details are the lines a request's submenu and notification show, now
-// being the current time: connection, agent label (not verified),
-// operation, tables, for full SQL the table it writes (when the broker
-// can tell), statement start and age.
+// Details are the lines a request's submenu shows, now being the
+// current time: requestLines and the age with the time left to decide
+// (the menu is redrawn at every poll, so both stay current).
 func Details(r Request, now time.Time) []string {
+	return append(requestLines(r), "Waiting "+Age(now.Sub(r.CreatedAt))+waitLeft(r, now))
+}
+
+// NoteDetails are the lines of a request's notification: requestLines,
+// when it was asked and when it must be decided as clock times (a
+// notification is not redrawn, so it shows no countdown that would
+// freeze), and ReasonLine.
+func NoteDetails(r Request) []string {
+	out := requestLines(r)
+	when := "Asked at " + clock(r.CreatedAt)
+	if !r.DecisionDeadline.IsZero() {
+		when += ", decide by " + clock(r.DecisionDeadline)
+	}
+	out = append(out, when)
+	if l := ReasonLine(r); l != "" {
+		out = append(out, l)
+	}
+	return out
+}
+
+// clock is t as the person's local time of day.
+func clock(t time.Time) string { return t.Local().Format("15:04:05") }
+
+// requestLines are what the tray shows of r: connection, agent label
+// (not verified), operation, tables, for full SQL the table it writes
+// (when the broker can tell) and the statement's start.
+func requestLines(r Request) []string {
 	op, ok := opNames[r.OpKind]
 	if !ok {
 		op = "other"
@@ -234,7 +286,6 @@ func Details(r Request, now time.Time) []string {
 	for _, l := range StatementLines(r) {
 		out = append(out, "  "+l)
 	}
-	out = append(out, "Waiting "+Age(now.Sub(r.CreatedAt))+waitLeft(r, now))
 	return out
 }
 

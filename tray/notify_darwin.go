@@ -33,5 +33,9 @@ func (osascriptNotifier) Show(n Note) error {
 	return nil
 }
 
+// Withdraw does nothing: osascript cannot take a notification back, and
+// one without buttons decides nothing.
+func (osascriptNotifier) Withdraw() error { return nil }
+
 func (osascriptNotifier) Invoked() <-chan string { return nil }
 func (osascriptNotifier) Close() error           { return nil }

@@ -214,6 +214,25 @@ func (n *dbusNotifier) Show(note Note) error {
 	return nil
 }
 
+// Withdraw closes the notification shown last. Its actions are void from
+// now on, whatever the service answers. Show and Withdraw are called
+// from one goroutine, one at a time.
+func (n *dbusNotifier) Withdraw() error {
+	n.mu.Lock()
+	id := n.id
+	n.id, n.keys = 0, nil
+	n.mu.Unlock()
+	if id == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), dbusCallTimeout)
+	defer cancel()
+	if err := n.conn.Object(notifyName, notifyPath).CallWithContext(ctx, notifyIface+".CloseNotification", 0, id).Err; err != nil {
+		return fmt.Errorf("tray: notification: %w", err)
+	}
+	return nil
+}
+
 func (n *dbusNotifier) Invoked() <-chan string { return n.out }
 
 func (n *dbusNotifier) Close() error { return n.conn.Close() }

@@ -151,3 +151,32 @@ func TestNotifierHungService(t *testing.T) {
 		t.Fatal("Show hangs on a notification service that never answers")
 	}
 }
+
+// TestNotifierWithdrawClosesAndVoidsActions: Withdraw closes the
+// notification shown (CloseNotification with its id) and an action on it
+// that arrives afterwards is dropped; with nothing shown it calls
+// nothing.
+func TestNotifierWithdrawClosesAndVoidsActions(t *testing.T) {
+	ns := &noteServer{notes: make(chan shownNote, 16)}
+	h := newNotifyHost(t, ns)
+	h.setArm(0)
+	if err := h.n.Withdraw(); err != nil || len(ns.closedIDs()) != 0 {
+		t.Fatalf("Withdraw with nothing shown: %v, closed %v", err, ns.closedIDs())
+	}
+	if err := h.n.Show(readNote("req_a")); err != nil {
+		t.Fatalf("Show: %v", err)
+	}
+	a := ns.wait(t, "the notification")
+	if err := h.n.Withdraw(); err != nil {
+		t.Fatalf("Withdraw: %v", err)
+	}
+	if got := ns.closedIDs(); !slices.Equal(got, []uint32{a.id}) {
+		t.Fatalf("closed %v, want [%d]", got, a.id)
+	}
+	if k := h.invoked(t, a.id, "allow:req_a", 300*time.Millisecond); k != "" {
+		t.Fatalf("an action of the withdrawn notification was passed on: %q", k)
+	}
+	if err := h.n.Withdraw(); err != nil || len(ns.closedIDs()) != 1 {
+		t.Fatalf("a second Withdraw: %v, closed %v", err, ns.closedIDs())
+	}
+}

@@ -211,6 +211,17 @@ func TestRunOverDBus(t *testing.T) {
 	if !slices.Contains(n1.actions, "Allow once") || n1.timeout != 0 {
 		t.Errorf("notification actions %q, timeout %d", n1.actions, n1.timeout)
 	}
+	// It is never redrawn, so it shows clock times, not a countdown that
+	// would freeze; a one-time read needs no reason.
+	if !strings.Contains(n1.body, "Asked at ") || !strings.Contains(n1.body, ", decide by ") ||
+		strings.Contains(n1.body, "left to decide") || strings.Contains(n1.body, "Review in the console") {
+		t.Errorf("notification body %q, want the clock times and no countdown or reason", n1.body)
+	}
+	// Start server is offered only while the server is stopped, Stop
+	// server only while it runs.
+	if !m.enabled("Stop server") || m.enabled("Start server") {
+		t.Errorf("while the server runs: Stop server enabled %v, Start server enabled %v", m.enabled("Stop server"), m.enabled("Start server"))
+	}
 
 	// Open console and a request's Review open the console page with a
 	// fresh one-time sign-in code in the fragment (never the token),
@@ -271,20 +282,47 @@ func TestRunOverDBus(t *testing.T) {
 	invoke(n2, "deny:"+read2)
 	waitFor(t, "the read is denied from the notification", func() bool { return ag.status(t, read2) == "denied" })
 
-	// Full SQL offers only Review: in the notification and in the menu.
+	// Full SQL offers only Review, and says why: in the notification and
+	// in the menu.
 	full := ag.ask(t, "request_sql", map[string]any{"source_id": shopID, "sql": "update main.items set name = 'x' where id = 1"})
 	n3 := ns.wait(t, "the notification of the full SQL request")
-	if want := []string{"review:" + full}; !slices.Equal(n3.keys(), want) || !strings.Contains(n3.summary, "full SQL") {
-		t.Errorf("full SQL notification: %q, actions %q; want only %q", n3.summary, n3.keys(), want)
+	const fullWhy = "Review in the console: full SQL is decided only in the console"
+	if want := []string{"review:" + full}; !slices.Equal(n3.keys(), want) || !strings.Contains(n3.summary, "full SQL") || !strings.Contains(n3.body, fullWhy) {
+		t.Errorf("full SQL notification: %q / %q, actions %q; want only %q and the reason", n3.summary, n3.body, n3.keys(), want)
 	}
 	// Even a forged "allow" key for it is refused by the tray.
 	invoke(n3, "allow:"+full)
 	const fullItem = "tray test: Shop — full SQL"
 	m = waitMenu(t, menu, "the menu shows the full SQL request", func(m menuView) bool { return m.visibleLabel(fullItem) })
 	if sub := m.sub(fullItem).labels(); slices.Contains(sub, "Allow once") || slices.Contains(sub, "Deny") || !slices.Contains(sub, "Review in console…") ||
-		!slices.Contains(sub, `Writes: "main"."items"`) {
-		t.Errorf("full SQL submenu %q, want Review only", sub)
+		!slices.Contains(sub, `Writes: "main"."items"`) || !slices.Contains(sub, fullWhy) {
+		t.Errorf("full SQL submenu %q, want the reason and Review only", sub)
 	}
+	time.Sleep(300 * time.Millisecond)
+	if st := ag.status(t, full); st != "pending" {
+		t.Errorf("full SQL request is %q after a forged allow, want pending", st)
+	}
+
+	// A read whose statement is longer than the tray shows is reviewed in
+	// the console, and the tray says so. Decided elsewhere (here: denied
+	// through the console API, as the web console does), its notification
+	// is withdrawn and its menu entry goes.
+	long := ag.ask(t, "query_sql", map[string]any{"source_id": shopID, "sql": "select id, name, id as id2, name as name2, id as id3, name as name3 from main.items"})
+	n4 := ns.wait(t, "the notification of the long read")
+	const longWhy = "Review in the console: its statement is longer than the tray can show"
+	if want := []string{"review:" + long}; !slices.Equal(n4.keys(), want) || !strings.Contains(n4.body, longWhy) {
+		t.Errorf("long read notification %q, actions %q; want only %q and the reason", n4.body, n4.keys(), want)
+	}
+	m = waitMenu(t, menu, "the menu shows the long read", func(m menuView) bool { return m.visibleLabel(readItem) })
+	if sub := m.sub(readItem).labels(); slices.Contains(sub, "Allow once") || !slices.Contains(sub, longWhy) {
+		t.Errorf("long read submenu %q, want the reason and no Allow once", sub)
+	}
+	if slices.Contains(ns.closedIDs(), n4.id) {
+		t.Fatalf("the long read's notification was closed while the read waits")
+	}
+	consoleCall(t, b, "POST", "/api/requests/"+long+"/deny", nil, nil, http.StatusOK)
+	waitFor(t, "the notification of the read decided in the console is withdrawn", func() bool { return slices.Contains(ns.closedIDs(), n4.id) })
+	waitMenu(t, menu, "the menu drops the read decided in the console", func(m menuView) bool { return !m.visibleLabel(readItem) && m.visibleLabel(fullItem) })
 
 	// Deny from the menu (the item had its place for armDelay).
 	// Its statement has an underscore, which dbusmenu would take for an
@@ -297,9 +335,6 @@ func TestRunOverDBus(t *testing.T) {
 	time.Sleep(armDelay + 100*time.Millisecond)
 	clickSub(read3Item, "Deny")
 	waitFor(t, "the read is denied from the menu", func() bool { return ag.status(t, read3) == "denied" })
-	if st := ag.status(t, full); st != "pending" {
-		t.Errorf("full SQL request is %q after a forged allow, want pending", st)
-	}
 
 	// Stop all ends the agent's session.
 	m = getMenu(t, menu)
@@ -314,17 +349,20 @@ func TestRunOverDBus(t *testing.T) {
 		t.Errorf("%d requests still pending after Stop all", n)
 	}
 
-	// Stop server and Start server change the broker's server state.
+	// Stop server and Start server change the broker's server state, and
+	// the menu offers the other one.
 	click("Stop server")
 	waitFor(t, "the server stops", func() bool { return !b.ServerStatus().Running })
+	m = waitMenu(t, menu, "the menu offers Start server", func(m menuView) bool { return m.enabled("Start server") && !m.enabled("Stop server") })
 	click("Start server")
 	waitFor(t, "the server starts", func() bool { return b.ServerStatus().Running })
+	m = waitMenu(t, menu, "the menu offers Stop server", func(m menuView) bool { return !m.enabled("Start server") && m.enabled("Stop server") })
 
 	// The broker restarts (a new console token in the token file): the
 	// tray says it cannot reach it while it is down, then follows.
 	b.Close()
-	waitMenu(t, menu, "the menu says why", func(m menuView) bool {
-		return m.visibleLabel("Console not reachable: is dbeast serve running?")
+	waitMenu(t, menu, "the menu says why and offers neither Start nor Stop", func(m menuView) bool {
+		return m.visibleLabel("Console not reachable: is dbeast serve running?") && !m.enabled("Start server") && !m.enabled("Stop server")
 	})
 	b = env.restart(t)
 	ag = newAgent(t, b)
@@ -499,6 +537,7 @@ type menuEntry struct {
 	id       int32
 	label    string
 	visible  bool
+	enabled  bool
 	sep      bool
 	children menuView
 }
@@ -515,6 +554,16 @@ func (m menuView) id(label string) (int32, bool) {
 }
 
 func (m menuView) visibleLabel(label string) bool { _, ok := m.id(label); return ok }
+
+// enabled reports whether the visible item label can be clicked.
+func (m menuView) enabled(label string) bool {
+	for _, e := range m {
+		if e.label == label && e.visible {
+			return e.enabled
+		}
+	}
+	return false
+}
 
 // sub is the submenu of the visible top-level item label.
 func (m menuView) sub(label string) menuView {
@@ -576,12 +625,15 @@ func children(t *testing.T, list []dbus.Variant) menuView {
 		if err := dbus.Store([]any{ch.Value()}, &e); err != nil {
 			t.Fatalf("GetLayout child: %v", err)
 		}
-		me := menuEntry{id: e.ID, visible: true}
+		me := menuEntry{id: e.ID, visible: true, enabled: true}
 		if v, ok := e.Props["label"]; ok {
 			me.label, _ = v.Value().(string)
 		}
 		if v, ok := e.Props["visible"]; ok {
 			me.visible, _ = v.Value().(bool)
+		}
+		if v, ok := e.Props["enabled"]; ok {
+			me.enabled, _ = v.Value().(bool)
 		}
 		if v, ok := e.Props["type"]; ok {
 			me.sep = v.Value() == "separator"

@@ -262,7 +262,7 @@ func TestDecidableOnlyWhenShownWhole(t *testing.T) {
 		if got := Decidable(c.r); got != c.want {
 			t.Errorf("%s: Decidable = %v, want %v", c.name, got, c.want)
 		}
-		n := noteFor([]Request{c.r}, t0)
+		n := noteFor([]Request{c.r})
 		var keys []string
 		for _, a := range n.Actions {
 			keys = append(keys, a.Key)
@@ -312,5 +312,112 @@ func TestMenuLabel(t *testing.T) {
 	}
 	if got := menuLabel("my_shop: a_b — read"); got != want {
 		t.Errorf("menuLabel = %q, want %q", got, want)
+	}
+}
+
+// TestReviewReasonSaysWhyOnlyTheConsole: every request the tray cannot
+// decide gets a static reason, shown in its menu entry and its
+// notification; a decidable one gets none.
+func TestReviewReasonSaysWhyOnlyTheConsole(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	once := []string{"once", "table", "source"}
+	cases := []struct {
+		name string
+		r    Request
+		want string
+	}{
+		{"one-time read", Request{OpKind: "read", Scopes: once, Statement: "SELECT 1"}, ""},
+		{"document", Request{OpKind: "document", Scopes: []string{"once", "document"}}, ""},
+		{"write", Request{OpKind: "update", Scopes: []string{"once"}}, "a write is decided only in the console"},
+		{"full SQL", Request{OpKind: "full", Scopes: []string{"once", "full_sql"}}, "full SQL is decided only in the console"},
+		{"unknown kind", Request{OpKind: "approve me", Scopes: once}, "this kind of request is decided only in the console"},
+		{"long statement", Request{OpKind: "read", Scopes: once, Statement: "SELECT a\nFROM t\nWHERE b\nOR c"}, "its statement is longer than the tray can show"},
+		{"a long line", Request{OpKind: "read", Scopes: once, Statement: strings.Repeat("x", maxLineRunes+1)}, "its statement is longer than the tray can show"},
+		{"many tables", Request{OpKind: "read", Scopes: once, Tables: []string{"a", "b", "c", "d", "e"}}, "it names more tables than the tray can show"},
+		{"no once scope", Request{OpKind: "read", Scopes: []string{"source"}}, "the broker offers no one-time allow for it"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := ReviewReason(c.r); got != c.want {
+				t.Fatalf("ReviewReason = %q, want %q", got, c.want)
+			}
+			if Decidable(c.r) != (c.want == "") {
+				t.Fatalf("Decidable = %v with reason %q", Decidable(c.r), c.want)
+			}
+			c.r.ID, c.r.CreatedAt = "req_x", t0
+			body := noteFor([]Request{c.r}).Body
+			line := "Review in the console: " + c.want
+			if has := slices.Contains(body, line); has != (c.want != "") || slices.ContainsFunc(body, func(l string) bool { return c.want == "" && strings.HasPrefix(l, "Review in the console") }) {
+				t.Fatalf("notification body %q: want the line %q: %v", body, line, c.want != "")
+			}
+		})
+	}
+}
+
+// TestNoteDetailsShowTimesNotACountdown: a notification is not redrawn,
+// so it names when the request was asked and its deadline as clock
+// times instead of a countdown that would freeze.
+func TestNoteDetailsShowTimesNotACountdown(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 10, 0, 5, 0, time.Local)
+	r := Request{ConnectionLabel: "Laptop", OpKind: "read", Alias: "Shop", Scopes: []string{"once"}, Statement: "SELECT 1", CreatedAt: t0, DecisionDeadline: t0.Add(5 * time.Minute)}
+	got := NoteDetails(r)
+	if last := got[len(got)-1]; last != "Asked at 10:00:05, decide by 10:05:05" {
+		t.Fatalf("last line %q, want the clock times", last)
+	}
+	for _, l := range got {
+		if strings.Contains(l, "left") || strings.HasPrefix(l, "Waiting") {
+			t.Fatalf("notification line %q counts down", l)
+		}
+	}
+	r.DecisionDeadline = time.Time{}
+	if got := NoteDetails(r); got[len(got)-1] != "Asked at 10:00:05" {
+		t.Fatalf("without a deadline: %q", got[len(got)-1])
+	}
+}
+
+// TestCoalescerWithdrawsWhenNoneWaits: the notification on screen is
+// withdrawn once none of its requests waits (decided anywhere, or
+// ended), a gathered one only when all of its requests are gone, and
+// nothing is withdrawn twice.
+func TestCoalescerWithdrawsWhenNoneWaits(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	read := func(id string) Request {
+		return Request{ID: id, OpKind: "read", Scopes: []string{"once"}, Statement: "SELECT 1", CreatedAt: t0}
+	}
+	var c coalescer
+	type want int
+	const (
+		none want = iota
+		show
+		withdraw
+	)
+	steps := []struct {
+		at      time.Duration
+		pending []Request
+		want    want
+	}{
+		{0, nil, none}, // nothing shown: nothing to withdraw
+		{time.Second, []Request{read("a")}, show},     // a
+		{2 * time.Second, []Request{read("a")}, none}, // a still waits
+		{3 * time.Second, nil, withdraw},              // a decided elsewhere
+		{4 * time.Second, nil, none},                  // only once
+		{10 * time.Second, []Request{read("b"), read("c")}, show},
+		{11 * time.Second, []Request{read("c")}, none},     // c of the gathered one waits
+		{12 * time.Second, []Request{read("d")}, withdraw}, // all gone; d waits for the quiet time
+		{16 * time.Second, []Request{read("d")}, show},
+	}
+	for i, s := range steps {
+		got := none
+		if _, ok := c.next(s.pending, t0.Add(s.at)); ok {
+			got = show
+		} else if op, ok := c.follow(s.pending); ok {
+			if !op.withdraw {
+				t.Fatalf("step %d: follow rewrote the notification", i)
+			}
+			got = withdraw
+		}
+		if got != s.want {
+			t.Fatalf("step %d: %d, want %d", i, got, s.want)
+		}
 	}
 }
