@@ -76,7 +76,7 @@ func TestSortSpillsNothingToDisk(t *testing.T) {
 	} {
 		q := c.sql
 		eng := openEngine(t, path, false)
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		_, _, err := eng.Read(ctx, engines.ReadRequest{Verdict: readVerdict(q, []string{"t"}, map[string][]string{"t": {"s"}}, c.funcs...)})
 		cancel()
 		eng.Close()
