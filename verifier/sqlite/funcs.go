@@ -188,7 +188,9 @@ func (p *parser) parseOver() *windowSpec {
 // windowBody reads [base] [PARTITION BY …] [ORDER BY …] [frame].
 func (p *parser) windowBody() *windowSpec {
 	s := &windowSpec{}
-	if p.isName() {
+	// PARTITION, ROWS, RANGE and GROUPS are keywords here (parse.y has an
+	// action for them), so they are never the base window's name.
+	if p.isName() && !p.isKW("PARTITION") && !p.isKW("ROWS") && !p.isKW("RANGE") && !p.isKW("GROUPS") {
 		s.base = p.name()
 	}
 	if p.acceptKW("PARTITION") {

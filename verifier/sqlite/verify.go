@@ -16,8 +16,9 @@
 //   - CURRENT_TIME/DATE/TIMESTAMP are refused as functions off the list;
 //   - quoted function names ("lower"(x)) are accepted: SQLite matches
 //     function names case-insensitively whether quoted or not;
-//   - an unquoted keyword is never a name, even where SQLite's fallback
-//     would allow it: quote such names;
+//   - an unquoted keyword is a name exactly where SQLite's grammar reads
+//     one (parse.y's %fallback ID, nm and ids; tokenize.c's WINDOW, OVER
+//     and FILTER), parse.go's fallbackID;
 //   - a reference from a CTE body to itself or to a later CTE of the same
 //     WITH is refused as recursive (SQLite makes all of them visible).
 //
