@@ -409,7 +409,7 @@ var MySQLFunctions = union(ContractFunctions, setOf(`greatest least
 var SQLiteFunctions = union(minus(ContractFunctions, "char_length"), setOf(`
 	floor ceil ceiling trunc mod power pow sqrt sign
 	substr substring trim ltrim rtrim replace instr concat concat_ws
-	json_extract
+	json_extract -> ->> iif if ifnull printf format
 	date time datetime julianday unixepoch strftime
 	group_concat
 	row_number rank dense_rank ntile percent_rank cume_dist lag lead

@@ -138,6 +138,7 @@ type funcCall struct {
 	star     bool
 	args     []expr
 	order    []orderTerm // GROUP_CONCAT(x ORDER BY …); nil without
+	filter   expr        // FILTER (WHERE …) of an aggregate; nil without
 	over     *windowSpec // nil without OVER
 }
 

@@ -560,10 +560,12 @@ func (p *parser) binaryLevel(ops map[string]bool, sub func() expr) expr {
 }
 
 var (
-	bitOps    = map[string]bool{"&": true, "|": true, "<<": true, ">>": true}
-	addOps    = map[string]bool{"+": true, "-": true}
-	mulOps    = map[string]bool{"*": true, "/": true, "%": true}
-	concatOps = map[string]bool{"||": true}
+	bitOps = map[string]bool{"&": true, "|": true, "<<": true, ">>": true}
+	addOps = map[string]bool{"+": true, "-": true}
+	mulOps = map[string]bool{"*": true, "/": true, "%": true}
+	// concatOps: parse.y's "%left CONCAT PTR"; the JSON operators'
+	// right side must be a constant path (walk.go).
+	concatOps = map[string]bool{"||": true, "->": true, "->>": true}
 )
 
 func (p *parser) parseBit() expr { return p.binaryLevel(bitOps, p.parseAdd) }
@@ -571,11 +573,7 @@ func (p *parser) parseAdd() expr { return p.binaryLevel(addOps, p.parseMul) }
 func (p *parser) parseMul() expr { return p.binaryLevel(mulOps, p.parseConcat) }
 
 func (p *parser) parseConcat() expr {
-	l := p.binaryLevel(concatOps, p.parseCollate)
-	if p.isOp("->") || p.isOp("->>") {
-		bail(verifier.CodeOperatorNotAllowed)
-	}
-	return l
+	return p.binaryLevel(concatOps, p.parseCollate)
 }
 
 func (p *parser) parseCollate() expr {
@@ -772,8 +770,12 @@ func (p *parser) callTail(name string) expr {
 			p.expectOp(",")
 		}
 	}
-	if p.isKW("FILTER") {
-		bail(verifier.CodeWindowNotAllowed)
+	if p.acceptKW("FILTER") {
+		// tokenize.c makes FILTER a keyword only between ")" and "(".
+		p.expectOp("(")
+		p.expectKW("WHERE")
+		c.filter = p.parseExpr()
+		p.expectOp(")")
 	}
 	if p.acceptKW("OVER") {
 		c.over = p.parseOver()

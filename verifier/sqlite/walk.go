@@ -320,6 +320,14 @@ func (w *walker) expr(e expr, sc *scope) {
 	case *unaryExpr:
 		w.expr(x.x, sc)
 	case *binaryExpr:
+		if x.op == "->" || x.op == "->>" {
+			// A JSON path, bounded like json_extract's: a string or
+			// integer (array index) literal.
+			if l, ok := x.r.(*literal); !ok || (l.kind != litString && l.kind != litInt) {
+				bail(verifier.CodeLiteralNotAllowed)
+			}
+			w.b.AddFunction(x.op)
+		}
 		w.expr(x.l, sc)
 		w.expr(x.r, sc)
 	case *isNullExpr:
@@ -369,6 +377,9 @@ func (w *walker) expr(e expr, sc *scope) {
 		}
 		for _, t := range x.order {
 			w.expr(t.e, sc)
+		}
+		if x.filter != nil {
+			w.expr(x.filter, sc)
 		}
 		w.window(x.over, sc)
 	case *castExpr:
