@@ -397,6 +397,8 @@ var MySQLFunctions = union(ContractFunctions, setOf(`greatest least
 	instr locate position lpad rpad json_extract json_unquote
 	year quarter month day dayofmonth dayofweek dayofyear hour minute second
 	extract date date_format date_add date_sub datediff last_day
+	timestampdiff yearweek dayname monthname unix_timestamp str_to_date
+	substring_index if ifnull
 	curdate current_date now current_timestamp
 	group_concat stddev_pop stddev_samp var_pop var_samp
 	row_number rank dense_rank ntile percent_rank cume_dist lag lead
