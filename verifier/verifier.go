@@ -63,8 +63,8 @@ const (
 // Limits that hold for every dialect.
 const (
 	MaxSQLBytes = 64 << 10 // SQL text
-	MaxTables   = 16       // physical table references in one query
-	MaxAliases  = 32       // tables, subqueries and CTEs together
+	MaxTables   = 16       // distinct physical tables in one query (TableSet)
+	MaxAliases  = 32       // table references, subqueries and CTEs together
 	MaxDepth    = 200      // nesting of expressions and subqueries
 	// MaxExpressionGrowth bounds how many expression nodes substituting
 	// derived-table and CTE columns into the places that reference them may
@@ -253,7 +253,7 @@ var messages = map[Code]string{
 	CodeOptimizerHint:        "optimizer hints are not allowed",
 	CodeIndexHint:            "index hints are not allowed",
 	CodeModifierNotAllowed:   "this SELECT modifier is not allowed",
-	CodeTooManyTables:        "a query may reference at most 16 physical tables",
+	CodeTooManyTables:        "a query may reference at most 16 distinct physical tables",
 	CodeTooManyAliases:       "a query may use at most 32 aliases",
 	CodeTooDeep:              "the query is nested too deeply",
 	CodeWholeRowReference:    "whole-row references are not allowed",
@@ -561,4 +561,21 @@ func (b *Builder) Fill(v *Verdict) {
 		v.Functions = append(v.Functions, f)
 	}
 	sort.Strings(v.Functions)
+}
+
+// TableSet counts the distinct physical tables of a statement against
+// MaxTables. The contract bounds tables, not references: the same table
+// read in many subqueries is proven once (references are bounded by
+// MaxAliases). The zero value is ready.
+type TableSet struct{ m map[Table]bool }
+
+// Add records t, a table as the dialect identifies it (folded where the
+// server folds names), and reports whether the set still holds at most
+// MaxTables.
+func (s *TableSet) Add(t Table) bool {
+	if s.m == nil {
+		s.m = map[Table]bool{}
+	}
+	s.m[t] = true
+	return len(s.m) <= MaxTables
 }

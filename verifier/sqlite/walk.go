@@ -11,7 +11,7 @@ import (
 // records tables, column obligations and functions in a Builder.
 type walker struct {
 	b       verifier.Builder
-	tables  int
+	tables  verifier.TableSet
 	aliases int
 	depth   int // current tree depth, bounded by verifier.MaxDepth
 	withs   []*withFrame
@@ -83,8 +83,8 @@ func (w *walker) physical(it *fromItem) *verifier.Table {
 	if strings.HasPrefix(lower, "pragma_") || eponymous[lower] {
 		bail(verifier.CodeTableFunction)
 	}
-	w.tables++
-	if w.tables > verifier.MaxTables {
+	// SQLite matches table names ASCII case-insensitively.
+	if !w.tables.Add(verifier.Table{Schema: "main", Name: lower}) {
 		bail(verifier.CodeTooManyTables)
 	}
 	t := &verifier.Table{Schema: "main", Name: it.name}
