@@ -288,11 +288,19 @@ type Refusal struct {
 	// is in KnownFunctions; empty otherwise (a name the input made up is
 	// never repeated).
 	Function string `json:"function,omitempty"`
-	// Offset is the byte offset in the SQL text, from 0, near which the
-	// parser stopped on a parse error: the start of the token it could not
-	// take (PostgreSQL, SQLite) or its end (MySQL, whose parser reports
-	// only that); nil when unknown.
+	// Offset is the byte offset in the SQL text, from 0, near the refused
+	// construct: on a parse error the start of the token the parser could
+	// not take (PostgreSQL, SQLite) or its end (MySQL, whose parser reports
+	// only that). Every dialect's Verify sets it (Annotate); nil only on a
+	// refusal that has not passed through one.
 	Offset *int `json:"offset,omitempty"`
+	// Construct names what was refused, from a fixed vocabulary
+	// (refusal.go): a function from KnownFunctions, a cast target type, an
+	// operator, or the clause the code stands for.
+	Construct string `json:"construct,omitempty"`
+	// Hint is the dialect's safe spelling of the construct where one
+	// exists (refusal.go's hints); static text.
+	Hint string `json:"hint,omitempty"`
 }
 
 // Error returns the code and the static message only: details are for the
@@ -306,7 +314,7 @@ func Refuse(code Code) *Refusal {
 	if !ok {
 		panic("verifier: unknown refusal code " + string(code))
 	}
-	return &Refusal{Code: code, Message: msg}
+	return &Refusal{Code: code, Message: msg, Construct: codeConstructs[code]}
 }
 
 // RefuseFunction returns the function_not_allowed refusal, naming name
@@ -316,7 +324,7 @@ func Refuse(code Code) *Refusal {
 func RefuseFunction(name string) *Refusal {
 	r := Refuse(CodeFunctionNotAllowed)
 	if KnownFunctions[name] {
-		r.Function = name
+		r.Function, r.Construct = name, name
 	}
 	return r
 }

@@ -80,6 +80,7 @@ type walker struct {
 	flavor   verifier.Flavor
 	b        verifier.Builder
 	tables   verifier.TableSet // distinct physical tables
+	at       int               // TiDB's offset of the expression walked last, for refusals
 	aliases  int               // tables, derived tables and CTEs
 	depth    int
 	noSubq   bool // table_write: subqueries are refused

@@ -15,6 +15,7 @@ type walker struct {
 	b       *verifier.Builder
 	sql     string            // the parsed text, for the few checks the tree cannot answer
 	tables  verifier.TableSet // distinct physical tables so far
+	at      int               // location of the node walked last, for refusals
 	aliases int               // range items and CTE definitions so far
 	depth   int
 	// write is set for table_write mode: subqueries and other relations
@@ -609,6 +610,9 @@ func (w *walker) joinQuals(n *pg_query.Node, sc *scope, start int, env *cteEnv) 
 
 // rangeVar registers a table or CTE reference.
 func (w *walker) rangeVar(rv *pg_query.RangeVar, sc *scope, env *cteEnv) error {
+	if rv.Location >= 0 {
+		w.at = int(rv.Location)
+	}
 	if err := w.countAlias(); err != nil {
 		return err
 	}

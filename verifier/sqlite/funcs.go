@@ -187,17 +187,19 @@ var castTypes = map[string]bool{"INTEGER": true, "REAL": true, "TEXT": true, "NU
 
 // parseCast reads CAST(x AS type) after the CAST keyword.
 func (p *parser) parseCast() expr {
-	p.i++
+	pos := p.advance().pos
 	p.expectOp("(")
 	x := p.parseExpr()
 	p.expectKW("AS")
 	t := p.peek()
 	if t.kind != tID || !castTypes[asciiUpper(t.val)] {
-		bail(verifier.CodeCastNotAllowed)
+		r := verifier.RefuseCast(t.val) // named only from verifier's type vocabulary
+		r.Offset = &t.pos
+		panic(r)
 	}
 	p.i++
 	p.expectOp(")")
-	return &castExpr{x: x, typ: asciiUpper(t.val)}
+	return &castExpr{x: x, typ: asciiUpper(t.val), pos: pos}
 }
 
 // parseOver reads what follows OVER: a window name or a parenthesized

@@ -385,7 +385,7 @@ func joinKind(words []string) string {
 }
 
 func (p *parser) fromItem(join string) *fromItem {
-	it := &fromItem{join: join}
+	it := &fromItem{join: join, pos: p.peek().pos}
 	if p.acceptOp("(") {
 		if !p.isKW("SELECT") && !p.isKW("WITH") {
 			bail(verifier.CodeConstructNotAllowed)
@@ -497,7 +497,7 @@ func (p *parser) parseEq() expr {
 				e.hi = p.parseCmp()
 				l = e
 			case p.peek().kind == tKW && refusedOps[p.peek().val]:
-				bail(verifier.CodeOperatorNotAllowed)
+				panic(verifier.RefuseOperator(p.peek().val))
 			default:
 				bail(verifier.CodeParseError)
 			}
@@ -555,7 +555,7 @@ func (p *parser) binaryLevel(ops map[string]bool, sub func() expr) expr {
 			return l
 		}
 		p.i++
-		l = &binaryExpr{op: t.val, l: l, r: sub()}
+		l = &binaryExpr{op: t.val, l: l, r: sub(), pos: t.pos}
 	}
 }
 
@@ -693,12 +693,12 @@ func (p *parser) nameExpr(t token) expr {
 			if p.isOp("(") || p.isOp(".") {
 				bail(verifier.CodeConstructNotAllowed)
 			}
-			return &colRef{schema: t.val, table: col, col: c}
+			return &colRef{schema: t.val, table: col, col: c, pos: t.pos}
 		}
 		if p.isOp("(") {
 			bail(verifier.CodeFunctionNotAllowed)
 		}
-		return &colRef{table: t.val, col: col}
+		return &colRef{table: t.val, col: col, pos: t.pos}
 	}
 	if t.kind == tID {
 		switch asciiLower(t.val) {
@@ -708,7 +708,7 @@ func (p *parser) nameExpr(t token) expr {
 			return &literal{kind: litBool, text: "0"}
 		}
 	}
-	return &colRef{col: t.val}
+	return &colRef{col: t.val, pos: t.pos}
 }
 
 func (p *parser) caseTail() expr {
@@ -736,12 +736,15 @@ func (p *parser) caseTail() expr {
 // case-insensitively (ASCII) whether or not they are quoted.
 func (p *parser) callTail(name string) expr {
 	fn := asciiLower(name)
+	pos := p.toks[p.i-1].pos // the name, just read
 	spec, ok := sqliteSpecs[fn]
 	if !ok || !verifier.SQLiteFunctions[fn] {
-		panic(verifier.RefuseFunction(fn))
+		r := verifier.RefuseFunction(fn)
+		r.Offset = &pos
+		panic(r)
 	}
 	p.expectOp("(")
-	c := &funcCall{name: fn}
+	c := &funcCall{name: fn, pos: pos}
 	switch {
 	case p.acceptOp("*"):
 		if fn != "count" {
@@ -793,6 +796,9 @@ func (p *parser) tableRef(it *fromItem) {
 // tableRefCall is tableRef; with call false a following "(" is left to
 // the caller (an INSERT column list).
 func (p *parser) tableRefCall(it *fromItem, call bool) {
+	if it.pos == 0 {
+		it.pos = p.peek().pos
+	}
 	if (p.isKW("TEMP") || p.isKW("TEMPORARY")) && p.peekAt(1).kind == tOp && p.peekAt(1).val == "." {
 		bail(verifier.CodeSystemObject)
 	}

@@ -37,6 +37,29 @@ func Verify(in verifier.Input) (v *verifier.Verdict, err error) {
 	if in.Dialect != "" && in.Dialect != verifier.SQLite {
 		return nil, verifier.Refuse(verifier.CodeParseError)
 	}
+	var p *parser
+	var w *walker
+	defer func() {
+		if r := recover(); r != nil {
+			ref, ok := r.(*verifier.Refusal)
+			if !ok {
+				panic(r)
+			}
+			v, err = nil, ref
+		}
+		if err != nil {
+			// Where the refusal points: the node the walker was at, or
+			// the token the parser stopped at.
+			off := 0
+			switch {
+			case w != nil && w.walking:
+				off = w.at
+			case p != nil && p.i < len(p.toks):
+				off = p.toks[p.i].pos
+			}
+			err = verifier.Annotate(err, verifier.SQLite, off, len(in.SQL))
+		}
+	}()
 	mode, err := verifier.NormalizeMode(in.Mode)
 	if err != nil {
 		return nil, err
@@ -44,19 +67,6 @@ func Verify(in verifier.Input) (v *verifier.Verdict, err error) {
 	if err := verifier.CheckText(in.SQL); err != nil {
 		return nil, err
 	}
-	var p *parser
-	defer func() {
-		if r := recover(); r != nil {
-			ref, ok := r.(*verifier.Refusal)
-			if !ok {
-				panic(r)
-			}
-			if ref.Code == verifier.CodeParseError && ref.Offset == nil && p != nil && p.i < len(p.toks) {
-				ref = verifier.RefuseAt(ref.Code, p.toks[p.i].pos) // where the parser stopped
-			}
-			v, err = nil, ref
-		}
-	}()
 	toks, err := lex(in.SQL)
 	if err != nil {
 		return nil, err
@@ -69,23 +79,25 @@ func Verify(in verifier.Input) (v *verifier.Verdict, err error) {
 	}
 	for _, t := range toks {
 		if t.kind == tVar {
-			return nil, verifier.Refuse(verifier.CodeParameterNotAllowed)
+			return nil, verifier.RefuseAt(verifier.CodeParameterNotAllowed, t.pos)
 		}
 	}
 	p = &parser{toks: toks}
 	v = &verifier.Verdict{Dialect: verifier.SQLite, Mode: mode}
-	w := &walker{}
+	w = &walker{}
 	var pr printer
 	pr.sb.Grow(len(in.SQL) + len(in.SQL)/2)
 	if mode == verifier.ModeTableWrite {
 		s := p.parseWrite()
 		p.end()
+		w.walking = true
 		t := w.walkWrite(s)
 		v.Op, v.Target = s.op, &t
 		pr.write(s)
 	} else {
 		s := p.readStatement()
 		p.end()
+		w.walking = true
 		w.selectStmt(s, nil)
 		v.Op = verifier.OpRead
 		pr.selectStmt(s)

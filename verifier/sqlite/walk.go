@@ -13,7 +13,11 @@ type walker struct {
 	b       verifier.Builder
 	tables  verifier.TableSet
 	aliases int
-	depth   int // current tree depth, bounded by verifier.MaxDepth
+	// at is the byte offset of the node walked last that has one: where
+	// a refusal of the walk points (Verify).
+	at      int
+	walking bool // the parse is done: refusals point at at
+	depth   int  // current tree depth, bounded by verifier.MaxDepth
 	withs   []*withFrame
 	// last is the outputs of the SELECT walked last.
 	last *outputs
@@ -70,6 +74,7 @@ func (w *walker) addAlias() {
 
 // physical resolves a table name that is not a CTE: it must be main.name.
 func (w *walker) physical(it *fromItem) *verifier.Table {
+	w.at = it.pos
 	lower := asciiLower(it.name)
 	if strings.HasPrefix(lower, "sqlite_") {
 		bail(verifier.CodeSystemObject)
@@ -193,6 +198,7 @@ func (w *walker) selectStmt(s *selectStmt, outer *scope) {
 func (w *walker) core(c *selectCore, outer *scope) *scope {
 	sc := &scope{parent: outer}
 	for _, it := range c.from {
+		w.at = it.pos
 		w.addAlias()
 		var item scopeItem
 		if it.sub != nil {
@@ -292,6 +298,16 @@ func (w *walker) expr(e expr, sc *scope) {
 	w.descend()
 	defer func() { w.depth-- }()
 	switch x := e.(type) {
+	case *colRef:
+		w.at = x.pos
+	case *funcCall:
+		w.at = x.pos
+	case *binaryExpr:
+		w.at = x.pos
+	case *castExpr:
+		w.at = x.pos
+	}
+	switch x := e.(type) {
 	case *literal:
 	case *colRef:
 		if systemColumns[asciiLower(x.col)] {
@@ -324,7 +340,9 @@ func (w *walker) expr(e expr, sc *scope) {
 			// A JSON path, bounded like json_extract's: a string or
 			// integer (array index) literal.
 			if l, ok := x.r.(*literal); !ok || (l.kind != litString && l.kind != litInt) {
-				bail(verifier.CodeLiteralNotAllowed)
+				r := verifier.Refuse(verifier.CodeLiteralNotAllowed)
+				r.Construct = x.op // "->" or "->>", whose hint says what to write
+				panic(r)
 			}
 			w.b.AddFunction(x.op)
 		}
