@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -105,8 +106,10 @@ func TestQueryRefusedNeverFullSQL(t *testing.T) {
 		if code != CodeUnsupportedSafeRead {
 			t.Fatalf("%q: code %q", c.sql, code)
 		}
-		if msg := m["error"].(map[string]any)["message"]; msg != c.msg {
-			t.Fatalf("%q: message %q, want %q", c.sql, msg, c.msg)
+		// The static reason, then the refusal's details (construct,
+		// offset: TestRefusalErrorNamesConstructOffsetAndHint).
+		if msg, _ := m["error"].(map[string]any)["message"].(string); !strings.HasPrefix(msg, c.msg+": ") {
+			t.Fatalf("%q: message %q, want %q and details", c.sql, msg, c.msg)
 		}
 	}
 	if n := len(e.b.Requests("")); n != 0 {

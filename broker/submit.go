@@ -62,10 +62,12 @@ func (b *Broker) databaseOf(id string) string {
 }
 
 // refusal is the tool error of a verifier refusal: its static message and
-// the details the verifier computed without copying the input (the
-// function's name from our own vocabulary, or the byte offset of a parse
-// error). The allowed functions differ per engine and PostgreSQL's list is
-// long, so the message points to the server instructions, which list
+// the details the verifier computed without copying the input (issue 31):
+// the refused construct from the verifier's fixed vocabulary (a function
+// is named only when it is in verifier.KnownFunctions, else "function"),
+// the byte offset near it, and the dialect's safe spelling where one
+// exists. The allowed functions differ per engine and PostgreSQL's list
+// is long, so the message points to the server instructions, which list
 // them, instead of repeating them in every refusal.
 func refusal(err error, code Code) *ToolError {
 	ref, ok := verifier.AsRefusal(err)
@@ -73,14 +75,17 @@ func refusal(err error, code Code) *ToolError {
 		return toolErr(code)
 	}
 	msg := ref.Message
-	if ref.Code == verifier.CodeFunctionNotAllowed {
-		if ref.Function != "" {
-			msg += ": " + ref.Function
-		}
-		msg += " (the server instructions list the allowed functions per engine)"
+	if ref.Construct != "" {
+		msg += ": " + ref.Construct
 	}
 	if ref.Offset != nil {
-		msg += " near byte offset " + strconv.Itoa(*ref.Offset)
+		msg += " at byte offset " + strconv.Itoa(*ref.Offset)
+	}
+	if ref.Hint != "" {
+		msg += "; " + ref.Hint
+	}
+	if ref.Code == verifier.CodeFunctionNotAllowed {
+		msg += " (the server instructions list the allowed functions per engine)"
 	}
 	return toolErrMsg(code, msg)
 }

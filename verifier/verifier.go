@@ -63,8 +63,8 @@ const (
 // Limits that hold for every dialect.
 const (
 	MaxSQLBytes = 64 << 10 // SQL text
-	MaxTables   = 16       // physical table references in one query
-	MaxAliases  = 32       // tables, subqueries and CTEs together
+	MaxTables   = 16       // distinct physical tables in one query (TableSet)
+	MaxAliases  = 32       // table references, subqueries and CTEs together
 	MaxDepth    = 200      // nesting of expressions and subqueries
 	// MaxExpressionGrowth bounds how many expression nodes substituting
 	// derived-table and CTE columns into the places that reference them may
@@ -253,7 +253,7 @@ var messages = map[Code]string{
 	CodeOptimizerHint:        "optimizer hints are not allowed",
 	CodeIndexHint:            "index hints are not allowed",
 	CodeModifierNotAllowed:   "this SELECT modifier is not allowed",
-	CodeTooManyTables:        "a query may reference at most 16 physical tables",
+	CodeTooManyTables:        "a query may reference at most 16 distinct physical tables",
 	CodeTooManyAliases:       "a query may use at most 32 aliases",
 	CodeTooDeep:              "the query is nested too deeply",
 	CodeWholeRowReference:    "whole-row references are not allowed",
@@ -288,11 +288,19 @@ type Refusal struct {
 	// is in KnownFunctions; empty otherwise (a name the input made up is
 	// never repeated).
 	Function string `json:"function,omitempty"`
-	// Offset is the byte offset in the SQL text, from 0, near which the
-	// parser stopped on a parse error: the start of the token it could not
-	// take (PostgreSQL, SQLite) or its end (MySQL, whose parser reports
-	// only that); nil when unknown.
+	// Offset is the byte offset in the SQL text, from 0, near the refused
+	// construct: on a parse error the start of the token the parser could
+	// not take (PostgreSQL, SQLite) or its end (MySQL, whose parser reports
+	// only that). Every dialect's Verify sets it (Annotate); nil only on a
+	// refusal that has not passed through one.
 	Offset *int `json:"offset,omitempty"`
+	// Construct names what was refused, from a fixed vocabulary
+	// (refusal.go): a function from KnownFunctions, a cast target type, an
+	// operator, or the clause the code stands for.
+	Construct string `json:"construct,omitempty"`
+	// Hint is the dialect's safe spelling of the construct where one
+	// exists (refusal.go's hints); static text.
+	Hint string `json:"hint,omitempty"`
 }
 
 // Error returns the code and the static message only: details are for the
@@ -306,7 +314,7 @@ func Refuse(code Code) *Refusal {
 	if !ok {
 		panic("verifier: unknown refusal code " + string(code))
 	}
-	return &Refusal{Code: code, Message: msg}
+	return &Refusal{Code: code, Message: msg, Construct: codeConstructs[code]}
 }
 
 // RefuseFunction returns the function_not_allowed refusal, naming name
@@ -316,7 +324,7 @@ func Refuse(code Code) *Refusal {
 func RefuseFunction(name string) *Refusal {
 	r := Refuse(CodeFunctionNotAllowed)
 	if KnownFunctions[name] {
-		r.Function = name
+		r.Function, r.Construct = name, name
 	}
 	return r
 }
@@ -397,6 +405,8 @@ var MySQLFunctions = union(ContractFunctions, setOf(`greatest least
 	instr locate position lpad rpad json_extract json_unquote
 	year quarter month day dayofmonth dayofweek dayofyear hour minute second
 	extract date date_format date_add date_sub datediff last_day
+	timestampdiff yearweek dayname monthname unix_timestamp str_to_date
+	substring_index if ifnull
 	curdate current_date now current_timestamp
 	group_concat stddev_pop stddev_samp var_pop var_samp
 	row_number rank dense_rank ntile percent_rank cume_dist lag lead
@@ -409,7 +419,7 @@ var MySQLFunctions = union(ContractFunctions, setOf(`greatest least
 var SQLiteFunctions = union(minus(ContractFunctions, "char_length"), setOf(`
 	floor ceil ceiling trunc mod power pow sqrt sign
 	substr substring trim ltrim rtrim replace instr concat concat_ws
-	json_extract
+	json_extract -> ->> iif if ifnull printf format
 	date time datetime julianday unixepoch strftime
 	group_concat
 	row_number rank dense_rank ntile percent_rank cume_dist lag lead
@@ -559,4 +569,21 @@ func (b *Builder) Fill(v *Verdict) {
 		v.Functions = append(v.Functions, f)
 	}
 	sort.Strings(v.Functions)
+}
+
+// TableSet counts the distinct physical tables of a statement against
+// MaxTables. The contract bounds tables, not references: the same table
+// read in many subqueries is proven once (references are bounded by
+// MaxAliases). The zero value is ready.
+type TableSet struct{ m map[Table]bool }
+
+// Add records t, a table as the dialect identifies it (folded where the
+// server folds names), and reports whether the set still holds at most
+// MaxTables.
+func (s *TableSet) Add(t Table) bool {
+	if s.m == nil {
+		s.m = map[Table]bool{}
+	}
+	s.m[t] = true
+	return len(s.m) <= MaxTables
 }

@@ -20,7 +20,10 @@ func init() {
 }
 
 // verdictJSON is the command's output line: an accept with the verdict's
-// fields, or a reject with its code and static reason.
+// fields, or a reject with its code, static reason and the refusal's
+// details: the construct (from the verifier's fixed vocabulary), the byte
+// offset near it, the function's name when it is a known one, and the
+// dialect's safe spelling where one exists (verifier/refusal.go).
 type verdictJSON struct {
 	Verdict       string              `json:"verdict"`
 	Op            verifier.Op         `json:"op,omitempty"`
@@ -30,6 +33,10 @@ type verdictJSON struct {
 	Functions     []string            `json:"functions,omitempty"`
 	Code          verifier.Code       `json:"code,omitempty"`
 	Reason        string              `json:"reason,omitempty"`
+	Construct     string              `json:"construct,omitempty"`
+	Offset        *int                `json:"offset,omitempty"`
+	Function      string              `json:"function,omitempty"`
+	Hint          string              `json:"hint,omitempty"`
 }
 
 func verdictOf(in verifier.Input) verdictJSON {
@@ -39,7 +46,8 @@ func verdictOf(in verifier.Input) verdictJSON {
 		if !ok {
 			r = verifier.Refuse(verifier.CodeParseError)
 		}
-		return verdictJSON{Verdict: "reject", Code: r.Code, Reason: r.Message}
+		return verdictJSON{Verdict: "reject", Code: r.Code, Reason: r.Message,
+			Construct: r.Construct, Offset: r.Offset, Function: r.Function, Hint: r.Hint}
 	}
 	return verdictJSON{
 		Verdict:       "accept",

@@ -29,6 +29,10 @@ func TestVerifyCommand(t *testing.T) {
 			`{"sql":"SELECT id FROM main.orders"}` + "\n" + `{"sql":"DELETE FROM main.orders WHERE id = 1","mode":"table_write"}` + "\n" + `{"sql":"ATTACH 'x' AS y"}` + "\n", 0,
 			[]verdictJSON{{Verdict: "accept", Tables: []string{"main.orders"}}, {Verdict: "accept", Tables: []string{"main.orders"}}, {Verdict: "reject", Code: "statement_not_allowed"}}},
 		{"unknown dialect", []string{"--dialect", "oracle", "--sql", "SELECT 1"}, "", 2, nil},
+		{"jsonl refusal details", []string{"--dialect", "mysql", "--database", "shop", "--jsonl"},
+			`{"sql":"SELECT id, SYSDATE() FROM shop.t"}` + "\n" + `{"sql":"SELECT zz_made_up(id) FROM shop.t"}` + "\n", 0,
+			[]verdictJSON{{Verdict: "reject", Code: "function_not_allowed", Construct: "sysdate", Offset: intp(11), Function: "sysdate", Hint: "use NOW()"},
+				{Verdict: "reject", Code: "function_not_allowed", Construct: "function", Offset: intp(7)}}},
 		{"no sql", []string{"--dialect", "postgres"}, "", 2, nil},
 	}
 	for _, tt := range tests {
@@ -47,6 +51,18 @@ func TestVerifyCommand(t *testing.T) {
 				if got.Verdict != w.Verdict || got.Code != w.Code || strings.Join(got.Tables, ",") != strings.Join(w.Tables, ",") {
 					t.Errorf("verdict %d = %+v, want %+v", i, got, w)
 				}
+				// The refusal's details (issue 31), where the case gives them.
+				if w.Construct != "" && (got.Construct != w.Construct || got.Function != w.Function || got.Hint != w.Hint ||
+					got.Offset == nil || *got.Offset != *w.Offset) {
+					t.Errorf("verdict %d details = %q %v %q %q, want %q %d %q %q", i, got.Construct, got.Offset, got.Function, got.Hint,
+						w.Construct, *w.Offset, w.Function, w.Hint)
+				}
+				if got.Verdict == "reject" && (got.Construct == "" || got.Offset == nil) {
+					t.Errorf("verdict %d: reject without construct or offset: %+v", i, got)
+				}
+				if strings.Contains(out.String(), "zz_made_up") {
+					t.Errorf("the agent's function name was echoed")
+				}
 				if got.Verdict == "reject" && got.Reason == "" {
 					t.Errorf("verdict %d: reject without a reason", i)
 				}
@@ -54,3 +70,5 @@ func TestVerifyCommand(t *testing.T) {
 		})
 	}
 }
+
+func intp(n int) *int { return &n }

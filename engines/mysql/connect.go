@@ -120,7 +120,13 @@ func (f flavor) sessionSQL(kind sessionKind, d time.Duration) string {
 	}
 	set := []string{"NAMES utf8mb4"}
 	if kind == sessionRead || kind == sessionWrite {
-		set = append(set, "SESSION sql_mode = '"+sqlMode+"'")
+		set = append(set, "SESSION sql_mode = '"+sqlMode+"'",
+			// DAYNAME, MONTHNAME, DATE_FORMAT and STR_TO_DATE read and
+			// write day and month names in lc_time_names; UNIX_TIMESTAMP
+			// and NOW read time_zone. Full SQL on a pooled connection may
+			// have changed either (verifier/mysql/funcs.go).
+			"SESSION lc_time_names = 'en_US'",
+			"SESSION time_zone = @@GLOBAL.time_zone")
 	}
 	isolation, readOnly := "transaction_isolation", "transaction_read_only"
 	if f.mariadb {

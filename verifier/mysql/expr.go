@@ -20,6 +20,9 @@ func (w *walker) expr(e ast.ExprNode, c *ctes, sc *scope) (ast.ExprNode, error) 
 		return nil, err
 	}
 	defer w.leave()
+	if off := e.OriginTextPosition(); off > 0 {
+		w.at = off
+	}
 	var err error
 	switch n := e.(type) {
 	case *test_driver.ValueExpr:
@@ -33,7 +36,7 @@ func (w *walker) expr(e ast.ExprNode, c *ctes, sc *scope) (ast.ExprNode, error) 
 		return n, err
 	case *ast.BinaryOperationExpr:
 		if !binaryOps[n.Op] {
-			return nil, verifier.Refuse(verifier.CodeOperatorNotAllowed)
+			return nil, verifier.RefuseOperator(strings.ToUpper(n.Op.String()))
 		}
 		if n.L, err = w.operand(n.L, c, sc); err != nil {
 			return nil, err

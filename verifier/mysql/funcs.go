@@ -44,6 +44,9 @@ type funcSpec struct {
 	padArg int
 	// trim: TRIM's first argument may be TiDB's TrimDirectionExpr.
 	trim bool
+	// weekModeArg must be an integer literal 0 to 7 (YEARWEEK's mode;
+	// without it both servers use mode 0, whatever default_week_format).
+	weekModeArg int
 }
 
 // maxPadLength bounds LPAD and RPAD: their result is exactly that long.
@@ -105,6 +108,25 @@ var scalarSpecs = map[string]funcSpec{
 	"date_add":    {minArgs: 3, maxArgs: 3, unitArg: 3},
 	"date_sub":    {minArgs: 3, maxArgs: 3, unitArg: 3},
 	"datediff":    {minArgs: 2, maxArgs: 2},
+	// Issue 31. TIMESTAMPDIFF(unit, a, b) is b - a in whole units;
+	// YEARWEEK's mode is a constant; UNIX_TIMESTAMP of a value (not the
+	// clock form without one) reads it in the session's time_zone, and
+	// DAYNAME, MONTHNAME, DATE_FORMAT's %W %M %a %b and STR_TO_DATE's
+	// names follow lc_time_names: the engine pins both for every read
+	// (time_zone to the server's global zone, lc_time_names to en_US).
+	// STR_TO_DATE's format is a constant; SUBSTRING_INDEX's result is
+	// part of its input.
+	"timestampdiff":   {minArgs: 3, maxArgs: 3, unitArg: 1},
+	"yearweek":        {minArgs: 1, maxArgs: 2, weekModeArg: 2},
+	"dayname":         {minArgs: 1, maxArgs: 1},
+	"monthname":       {minArgs: 1, maxArgs: 1},
+	"unix_timestamp":  {minArgs: 1, maxArgs: 1},
+	"str_to_date":     {minArgs: 2, maxArgs: 2, constArg: 2},
+	"substring_index": {minArgs: 3, maxArgs: 3},
+	// IF(c, a, b) and IFNULL(a, b) return one of their arguments.
+	"if":     {minArgs: 3, maxArgs: 3},
+	"ifnull": {minArgs: 2, maxArgs: 2},
+
 	// The statement's start time: fixed for the whole statement (SYSDATE,
 	// which moves, is refused), and no precision form.
 	"curdate": {}, "current_date": {}, "now": {}, "current_timestamp": {},
@@ -173,6 +195,10 @@ func (w *walker) scalarCall(name string, spec funcSpec, n *ast.FuncCallExpr, c *
 			}
 		case pos == spec.lengthArg:
 			if v, ok := intConst(a); !ok || v < 0 || v > maxPadLength {
+				return verifier.Refuse(verifier.CodeLiteralNotAllowed)
+			}
+		case pos == spec.weekModeArg:
+			if v, ok := intConst(a); !ok || v < 0 || v > 7 {
 				return verifier.Refuse(verifier.CodeLiteralNotAllowed)
 			}
 		}

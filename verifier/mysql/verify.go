@@ -41,17 +41,36 @@ func Verify(in verifier.Input) (*verifier.Verdict, error) {
 	again.SQL = v.NormalizedSQL
 	w, err := verify(again, true)
 	if err != nil {
+		// Its offset is into the normalized text, which the agent never
+		// saw: point at the statement instead.
+		if r, ok := verifier.AsRefusal(err); ok {
+			c := *r
+			c.Offset = nil
+			err = verifier.Annotate(&c, verifier.MySQL, 0, len(in.SQL))
+		}
 		return nil, err
 	}
 	if !reflect.DeepEqual(v, w) {
-		return nil, verifier.Refuse(verifier.CodeConstructNotAllowed)
+		return nil, verifier.Annotate(verifier.Refuse(verifier.CodeConstructNotAllowed), verifier.MySQL, 0, len(in.SQL))
 	}
 	return v, nil
 }
 
 // verify is one verification of in. normalized marks text Verify wrote
 // itself, which may be longer than the input limit by its added quotes.
-func verify(in verifier.Input, normalized bool) (*verifier.Verdict, error) {
+func verify(in verifier.Input, normalized bool) (_ *verifier.Verdict, err error) {
+	var w *walker
+	defer func() {
+		if err != nil {
+			// A refusal points at the expression the walker reached last
+			// (TiDB's offset of it), or at the statement.
+			off := 0
+			if w != nil {
+				off = w.at
+			}
+			err = verifier.Annotate(err, verifier.MySQL, off, len(in.SQL))
+		}
+	}()
 	mode, err := verifier.NormalizeMode(in.Mode)
 	if err != nil {
 		return nil, err
@@ -74,7 +93,7 @@ func verify(in verifier.Input, normalized bool) (*verifier.Verdict, error) {
 	}
 	stmt := stmts[0]
 	v := &verifier.Verdict{Dialect: verifier.MySQL, Mode: mode}
-	w := &walker{db: in.Database, flavor: in.Flavor}
+	w = &walker{db: in.Database, flavor: in.Flavor}
 	switch mode {
 	case verifier.ModeFull:
 		v.Op = verifier.OpFull

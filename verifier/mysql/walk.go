@@ -79,8 +79,9 @@ type walker struct {
 	db       string
 	flavor   verifier.Flavor
 	b        verifier.Builder
-	tables   int // physical table references
-	aliases  int // tables, derived tables and CTEs
+	tables   verifier.TableSet // distinct physical tables
+	at       int               // TiDB's offset of the expression walked last, for refusals
+	aliases  int               // tables, derived tables and CTEs
 	depth    int
 	noSubq   bool // table_write: subqueries are refused
 	inSelect bool // inside an ORDER BY / GROUP BY / HAVING item
@@ -653,11 +654,10 @@ func (w *walker) tableName(n *ast.TableName, c *ctes) (*verifier.Table, *ctes, e
 	if w.db == "" || schema != w.db {
 		return nil, nil, verifier.Refuse(verifier.CodeOtherDatabase)
 	}
-	w.tables++
-	if w.tables > verifier.MaxTables {
+	t := verifier.Table{Schema: schema, Name: n.Name.O}
+	if !w.tables.Add(t) {
 		return nil, nil, verifier.Refuse(verifier.CodeTooManyTables)
 	}
-	t := verifier.Table{Schema: schema, Name: n.Name.O}
 	w.b.AddTable(t)
 	return &t, nil, nil
 }

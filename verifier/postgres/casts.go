@@ -123,10 +123,10 @@ func (w *walker) typeCast(tc *pg_query.TypeCast, sc *scope, env *cteEnv, ctx exp
 	base, ok := castType(tc.TypeName)
 	if !ok || w.write {
 		// Writes keep the contract's rule: no casts.
-		return refuse(verifier.CodeCastNotAllowed)
+		return verifier.RefuseCast(lastName(tc.TypeName))
 	}
 	if dateTimeTypes[base] && !dateTimeSource(tc.Arg) {
-		return refuse(verifier.CodeCastNotAllowed)
+		return verifier.RefuseCast(base)
 	}
 	if dateTimeTypes[base] {
 		if err := w.costDateTime(tc.Arg, false); err != nil {
@@ -191,4 +191,13 @@ func dateTimeSource(n *pg_query.Node) bool {
 		}
 	}
 	return false
+}
+
+// lastName is a type name's last part, which a refusal names when it is
+// in verifier's cast vocabulary (verifier.RefuseCast).
+func lastName(tn *pg_query.TypeName) string {
+	if tn == nil || len(tn.Names) == 0 {
+		return ""
+	}
+	return tn.Names[len(tn.Names)-1].GetString_().GetSval()
 }

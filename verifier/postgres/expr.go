@@ -46,6 +46,7 @@ func (w *walker) expr(n *pg_query.Node, sc *scope, env *cteEnv, ctx exprCtx) err
 		return err
 	}
 	defer w.leave()
+	w.locate(n)
 	w.cost++
 	top := ctx.topTarget
 	ctx.topTarget = false
@@ -436,4 +437,25 @@ func (w *walker) columnRef(c *pg_query.ColumnRef, sc *scope, top bool, outNames 
 	}
 	// schema.table.*, catalog.schema.table.column and longer forms.
 	return refuse(verifier.CodeConstructNotAllowed)
+}
+
+// locate records n's location (pg_query's byte offset into the text) as
+// where a refusal of the walk points; nodes without one (-1) keep the
+// last.
+func (w *walker) locate(n *pg_query.Node) {
+	m := n.ProtoReflect()
+	od := m.Descriptor().Oneofs().ByName("node")
+	if od == nil {
+		return
+	}
+	fd := m.WhichOneof(od)
+	if fd == nil || fd.Message() == nil {
+		return
+	}
+	inner := m.Get(fd).Message()
+	if lf := inner.Descriptor().Fields().ByName("location"); lf != nil {
+		if loc := int(inner.Get(lf).Int()); loc >= 0 {
+			w.at = loc
+		}
+	}
 }

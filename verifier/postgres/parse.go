@@ -32,7 +32,8 @@ func parseOne(sql string) (*pgparse.Result, *pg_query.Node, error) {
 		return nil, nil, verifier.Refuse(verifier.CodeEmptyStatement)
 	case 1:
 	default:
-		return nil, nil, verifier.Refuse(verifier.CodeMultipleStatements)
+		// Point at the second statement.
+		return nil, nil, verifier.RefuseAt(verifier.CodeMultipleStatements, int(res.Tree.Stmts[1].GetStmtLocation()))
 	}
 	stmt := res.Tree.Stmts[0].GetStmt()
 	if stmt == nil || stmt.Node == nil {

@@ -31,11 +31,11 @@ import (
 func Verify(in verifier.Input) (*verifier.Verdict, error) {
 	mode, err := verifier.NormalizeMode(in.Mode)
 	if err != nil {
-		return nil, err
+		return nil, verifier.Annotate(err, verifier.Postgres, 0, len(in.SQL))
 	}
 	res, stmt, err := parseOne(in.SQL)
 	if err != nil {
-		return nil, err
+		return nil, verifier.Annotate(err, verifier.Postgres, 0, len(in.SQL))
 	}
 	v := &verifier.Verdict{Dialect: verifier.Postgres, Mode: mode}
 	if mode == verifier.ModeFull {
@@ -51,7 +51,7 @@ func Verify(in verifier.Input) (*verifier.Verdict, error) {
 		return nil, err
 	}
 	if v.NormalizedSQL, err = normalize(res, stmt, in.SQL); err != nil {
-		return nil, err
+		return nil, verifier.Annotate(err, verifier.Postgres, 0, len(in.SQL))
 	}
 	return v, nil
 }
@@ -64,12 +64,12 @@ func check(stmt *pg_query.Node, sql string, mode verifier.Mode, v *verifier.Verd
 	if mode == verifier.ModeTableWrite {
 		op, target, err := w.checkWrite(stmt)
 		if err != nil {
-			return err
+			return verifier.Annotate(err, verifier.Postgres, w.at, len(sql))
 		}
 		v.Op, v.Target = op, target
 	} else {
 		if err := w.checkRead(stmt); err != nil {
-			return err
+			return verifier.Annotate(err, verifier.Postgres, w.at, len(sql))
 		}
 		v.Op = verifier.OpRead
 	}

@@ -13,9 +13,10 @@ import (
 // used for one statement and is not safe for concurrent use.
 type walker struct {
 	b       *verifier.Builder
-	sql     string // the parsed text, for the few checks the tree cannot answer
-	tables  int    // physical table references so far
-	aliases int    // range items and CTE definitions so far
+	sql     string            // the parsed text, for the few checks the tree cannot answer
+	tables  verifier.TableSet // distinct physical tables so far
+	at      int               // location of the node walked last, for refusals
+	aliases int               // range items and CTE definitions so far
 	depth   int
 	// write is set for table_write mode: subqueries and other relations
 	// are refused with write_shape_not_allowed.
@@ -240,9 +241,8 @@ func (w *walker) countAlias() error {
 	return nil
 }
 
-func (w *walker) countTable() error {
-	w.tables++
-	if w.tables > verifier.MaxTables {
+func (w *walker) countTable(t verifier.Table) error {
+	if !w.tables.Add(t) {
 		return refuse(verifier.CodeTooManyTables)
 	}
 	return nil
@@ -610,6 +610,9 @@ func (w *walker) joinQuals(n *pg_query.Node, sc *scope, start int, env *cteEnv) 
 
 // rangeVar registers a table or CTE reference.
 func (w *walker) rangeVar(rv *pg_query.RangeVar, sc *scope, env *cteEnv) error {
+	if rv.Location >= 0 {
+		w.at = int(rv.Location)
+	}
 	if err := w.countAlias(); err != nil {
 		return err
 	}
@@ -650,10 +653,10 @@ func (w *walker) rangeVar(rv *pg_query.RangeVar, sc *scope, env *cteEnv) error {
 		// Renamed columns would make column obligations positional.
 		return refuse(verifier.CodeConstructNotAllowed)
 	}
-	if err := w.countTable(); err != nil {
+	t := verifier.Table{Schema: rv.Schemaname, Name: rv.Relname}
+	if err := w.countTable(t); err != nil {
 		return err
 	}
-	t := verifier.Table{Schema: rv.Schemaname, Name: rv.Relname}
 	w.b.AddTable(t)
 	return w.addItem(sc, &rangeItem{name: name, table: &t})
 }

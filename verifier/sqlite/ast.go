@@ -52,6 +52,7 @@ type fromItem struct {
 	hasAlias  bool
 	on        expr
 	using     []string
+	pos       int // byte offset of the item's first token, for refusals
 }
 
 type orderTerm struct {
@@ -80,6 +81,7 @@ type literal struct {
 }
 
 type colRef struct {
+	pos    int    // byte offset, for refusals
 	schema string // "" unless schema.table.column
 	table  string // "" when unqualified
 	col    string
@@ -93,6 +95,7 @@ type unaryExpr struct {
 type binaryExpr struct {
 	op   string
 	l, r expr
+	pos  int // the operator's byte offset, for refusals
 }
 
 type isNullExpr struct {
@@ -133,11 +136,13 @@ type caseExpr struct {
 type whenClause struct{ cond, then expr }
 
 type funcCall struct {
+	pos      int    // the name's byte offset, for refusals
 	name     string // lower case, on the allowlist
 	distinct bool
 	star     bool
 	args     []expr
 	order    []orderTerm // GROUP_CONCAT(x ORDER BY …); nil without
+	filter   expr        // FILTER (WHERE …) of an aggregate; nil without
 	over     *windowSpec // nil without OVER
 }
 
@@ -145,6 +150,7 @@ type funcCall struct {
 type castExpr struct {
 	x   expr
 	typ string
+	pos int // CAST's byte offset, for refusals
 }
 
 // windowSpec is an OVER clause or a WINDOW entry (name set). bare is

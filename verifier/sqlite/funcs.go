@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"strings"
+
 	"github.com/dbeast/dbeast/verifier"
 )
 
@@ -85,8 +87,24 @@ var sqliteSpecs = map[string]funcSpec{
 	"replace":   {kind: fnScalar, minArgs: 3, maxArgs: 3, growArg: 3},
 	"concat":    {kind: fnScalar, minArgs: 1, maxArgs: maxVariadicArgs},
 	"concat_ws": {kind: fnScalar, minArgs: 2, maxArgs: maxVariadicArgs},
-	// JSON (built in since 3.38): constant paths.
+	// JSON (built in since 3.38): constant paths. The -> and ->> operators
+	// are calls of the functions "->" and "->>" (parse.y's PTR), which
+	// the authorizer reports by those names; walk.go requires a constant
+	// path on their right.
 	"json_extract": {kind: fnScalar, minArgs: 2, maxArgs: dateArgs, constFrom: 2},
+
+	// Conditionals: iif (and its alias if, 3.48+) is CASE WHEN a THEN b
+	// [WHEN c THEN d …] [ELSE e] END; ifnull is coalesce of two.
+	"iif":    {kind: fnScalar, minArgs: 2, maxArgs: maxVariadicArgs},
+	"if":     {kind: fnScalar, minArgs: 2, maxArgs: maxVariadicArgs},
+	"ifnull": {kind: fnScalar, minArgs: 2, maxArgs: 2},
+
+	// printf and its alias format with a constant format whose every
+	// conversion has at most a small constant width and precision
+	// (checkFormat): the output is then the format, at most
+	// maxFormatWidth bytes per conversion, and the arguments' text.
+	"printf": {kind: fnScalar, minArgs: 1, maxArgs: maxVariadicArgs, constArg: 1},
+	"format": {kind: fnScalar, minArgs: 1, maxArgs: maxVariadicArgs, constArg: 1},
 
 	// Dates and times: a time value, then constant modifiers.
 	"date":      {kind: fnScalar, minArgs: 0, maxArgs: dateArgs, constFrom: 2},
@@ -127,6 +145,10 @@ func checkCall(c *funcCall, spec funcSpec) {
 	if c.order != nil && c.name != "group_concat" {
 		bail(verifier.CodeConstructNotAllowed)
 	}
+	if c.filter != nil && !agg {
+		// SQLite: FILTER may not be used with a non-aggregate.
+		bail(verifier.CodeConstructNotAllowed)
+	}
 	switch {
 	case spec.kind == fnWindow && c.over == nil:
 		bail(verifier.CodeWindowNotAllowed)
@@ -134,6 +156,11 @@ func checkCall(c *funcCall, spec funcSpec) {
 		// Scalars have no window form; GROUP_CONCAT over a frame
 		// rebuilds the whole partition's string for every row.
 		bail(verifier.CodeWindowNotAllowed)
+	}
+	if (c.name == "printf" || c.name == "format") && len(c.args) > 0 {
+		if l, ok := c.args[0].(*literal); ok && l.kind == litString {
+			checkFormat(l.text)
+		}
 	}
 	for i, a := range c.args {
 		pos := i + 1
@@ -160,17 +187,19 @@ var castTypes = map[string]bool{"INTEGER": true, "REAL": true, "TEXT": true, "NU
 
 // parseCast reads CAST(x AS type) after the CAST keyword.
 func (p *parser) parseCast() expr {
-	p.i++
+	pos := p.advance().pos
 	p.expectOp("(")
 	x := p.parseExpr()
 	p.expectKW("AS")
 	t := p.peek()
 	if t.kind != tID || !castTypes[asciiUpper(t.val)] {
-		bail(verifier.CodeCastNotAllowed)
+		r := verifier.RefuseCast(t.val) // named only from verifier's type vocabulary
+		r.Offset = &t.pos
+		panic(r)
 	}
 	p.i++
 	p.expectOp(")")
-	return &castExpr{x: x, typ: asciiUpper(t.val)}
+	return &castExpr{x: x, typ: asciiUpper(t.val), pos: pos}
 }
 
 // parseOver reads what follows OVER: a window name or a parenthesized
@@ -188,7 +217,9 @@ func (p *parser) parseOver() *windowSpec {
 // windowBody reads [base] [PARTITION BY …] [ORDER BY …] [frame].
 func (p *parser) windowBody() *windowSpec {
 	s := &windowSpec{}
-	if p.isName() {
+	// PARTITION, ROWS, RANGE and GROUPS are keywords here (parse.y has an
+	// action for them), so they are never the base window's name.
+	if p.isName() && !p.isKW("PARTITION") && !p.isKW("ROWS") && !p.isKW("RANGE") && !p.isKW("GROUPS") {
 		s.base = p.name()
 	}
 	if p.acceptKW("PARTITION") {
@@ -356,6 +387,54 @@ func (p *printer) orderTerms(ts []orderTerm) {
 		}
 		if t.nulls != "" {
 			p.w(" " + t.nulls)
+		}
+	}
+}
+
+// maxFormatWidth bounds a printf conversion's width and precision: SQLite
+// pads to the width and repeats %c's character precision times, so
+// "%999999999d" would build a gigabyte from one row.
+const maxFormatWidth = 100
+
+// formatConversions are the printf conversions allowed: numbers, text and
+// a literal %. SQLite's SQL-quoting (%q %Q %w), pointer and internal
+// conversions are refused.
+const formatConversions = "diufeEgGxXoscn%"
+
+// checkFormat checks a printf format as SQLite's printf.c reads it: flags
+// (-+ 0#,!), then a width and a "." precision, each only digits (a "*"
+// takes the width from an argument, unbounded) and at most
+// maxFormatWidth, then a conversion from formatConversions. SQLite skips
+// the "l" and "ll" length modifiers, which are allowed.
+func checkFormat(f string) {
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' {
+			continue
+		}
+		i++
+		for i < len(f) && strings.IndexByte("-+ 0#,!", f[i]) >= 0 {
+			i++
+		}
+		num := func() {
+			n := 0
+			for i < len(f) && f[i] >= '0' && f[i] <= '9' {
+				n = n*10 + int(f[i]-'0')
+				if n > maxFormatWidth {
+					bail(verifier.CodeLiteralNotAllowed)
+				}
+				i++
+			}
+		}
+		num()
+		if i < len(f) && f[i] == '.' {
+			i++
+			num()
+		}
+		for k := 0; k < 2 && i < len(f) && f[i] == 'l'; k++ {
+			i++
+		}
+		if i >= len(f) || f[i] == 'n' || strings.IndexByte(formatConversions, f[i]) < 0 {
+			bail(verifier.CodeLiteralNotAllowed)
 		}
 	}
 }

@@ -30,6 +30,9 @@ type token struct {
 	kind tokKind
 	val  string
 	pos  int
+	// raw is a keyword's spelling as written, for a keyword read as a
+	// name (parse.y's %fallback ID): the name keeps the input's case.
+	raw string
 }
 
 // Character classes of tokenize.c's aiClass table (SQLite 3.54).
@@ -126,7 +129,53 @@ func lex(s string) ([]token, error) {
 		}
 		i += n
 	}
-	return append(toks, token{kind: tEOF, pos: len(s)}), nil
+	toks = append(toks, token{kind: tEOF, pos: len(s)})
+	contextKeywords(toks)
+	return toks, nil
+}
+
+// contextKeywords applies sqlite3RunParser's second look at WINDOW, OVER
+// and FILTER (analyzeWindowKeyword, analyzeOverKeyword,
+// analyzeFilterKeyword): each is a keyword only in its one context and an
+// identifier everywhere else, so "SELECT filter FROM t" names a column.
+//   - WINDOW is a keyword when followed by a name and AS;
+//   - OVER when it follows ")" and precedes "(" or a name;
+//   - FILTER when it follows ")" and precedes "(".
+func contextKeywords(toks []token) {
+	prevRP := func(i int) bool { return i > 0 && toks[i-1].kind == tOp && toks[i-1].val == ")" }
+	nextLP := func(i int) bool { return toks[i+1].kind == tOp && toks[i+1].val == "(" }
+	for i := range toks {
+		t := &toks[i]
+		if t.kind != tKW {
+			continue
+		}
+		var kw bool
+		switch t.val {
+		case "WINDOW":
+			kw = i+2 < len(toks) && getTokenID(toks[i+1]) && toks[i+2].kind == tKW && toks[i+2].val == "AS"
+		case "OVER":
+			kw = prevRP(i) && (nextLP(i) || getTokenID(toks[i+1]))
+		case "FILTER":
+			kw = prevRP(i) && nextLP(i)
+		default:
+			continue
+		}
+		if !kw {
+			t.kind, t.val = tID, t.raw
+		}
+	}
+}
+
+// getTokenID is tokenize.c's getToken test for TK_ID: identifiers,
+// strings, JOIN_KW, WINDOW, OVER and every keyword that falls back to ID.
+func getTokenID(t token) bool {
+	switch t.kind {
+	case tID, tQID, tString:
+		return true
+	case tKW:
+		return fallbackID[t.val] || joinWords[t.val] || t.val == "WINDOW" || t.val == "OVER"
+	}
+	return false
 }
 
 // next reads the token at s[i:]. It returns its length, the token (kind
@@ -328,7 +377,7 @@ func word(s string, i int) (int, token, bool) {
 	}
 	w := s[i:k]
 	if up := asciiUpper(w); keywords[up] {
-		return k - i, token{kind: tKW, val: up}, true
+		return k - i, token{kind: tKW, val: up, raw: w}, true
 	}
 	return k - i, token{kind: tID, val: w}, true
 }
@@ -416,9 +465,8 @@ func asciiLower(s string) string {
 	return s
 }
 
-// keywords is SQLite's keyword list (mkkeywordhash.c). An unquoted
-// keyword is never read as a name here, even where SQLite's fallback rules
-// would allow it: such input is refused rather than guessed.
+// keywords is SQLite's keyword list (mkkeywordhash.c). The parser reads
+// some of them as names where SQLite does (parse.go's fallbackID).
 var keywords = map[string]bool{}
 
 func init() {

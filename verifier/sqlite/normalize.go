@@ -319,6 +319,11 @@ func (p *printer) expr(e expr) {
 			}
 		}
 		p.w(")")
+		if x.filter != nil {
+			p.w(" FILTER (WHERE ")
+			p.expr(x.filter)
+			p.w(")")
+		}
 		if x.over != nil {
 			p.w(" OVER ")
 			p.window(x.over)

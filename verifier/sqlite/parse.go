@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"strings"
+
 	"github.com/dbeast/dbeast/verifier"
 )
 
@@ -77,16 +79,69 @@ func (p *parser) enter() {
 
 func (p *parser) leave() { p.depth-- }
 
-// isName reports whether the next token can be a name.
-func (p *parser) isName() bool { k := p.peek().kind; return k == tID || k == tQID }
+// fallbackID is parse.y's "%fallback ID" list (SQLite 3.54, with window
+// functions and generated columns compiled in, compound selects not
+// omitted), spelled as mkkeywordhash.c's keywords: LIKE_KW is LIKE, GLOB
+// and REGEXP; CTIME_KW the three CURRENT_ keywords; COLUMNKW is COLUMN;
+// TEMP is also TEMPORARY. Where one of these does not parse as a keyword,
+// SQLite's parser retries it as an identifier. Every place this parser
+// takes a name tests its own keywords first, which is where SQLite's
+// grammar has a keyword action, so a fallback keyword is a name exactly
+// where SQLite reads one.
+var fallbackID = map[string]bool{}
 
-// name reads an identifier. Unquoted keywords and string literals, which
-// SQLite sometimes accepts as names, are refused.
+func init() {
+	for _, w := range strings.Fields(`ABORT ACTION AFTER ANALYZE ASC ATTACH BEFORE BEGIN BY
+	CASCADE CAST COLUMN CONFLICT DATABASE DEFERRED DESC DETACH DO EACH END EXCLUSIVE
+	EXPLAIN FAIL FOR IGNORE IMMEDIATE INITIALLY INSTEAD LIKE GLOB REGEXP MATCH NO PLAN
+	QUERY KEY OF OFFSET PRAGMA RAISE RECURSIVE RELEASE REPLACE RESTRICT ROW ROWS
+	ROLLBACK SAVEPOINT TEMP TEMPORARY TRIGGER VACUUM VIEW VIRTUAL WITH WITHOUT
+	NULLS FIRST LAST CURRENT FOLLOWING PARTITION PRECEDING RANGE UNBOUNDED
+	EXCLUDE GROUPS OTHERS TIES GENERATED ALWAYS MATERIALIZED REINDEX RENAME
+	CURRENT_DATE CURRENT_TIME CURRENT_TIMESTAMP IF`) {
+		fallbackID[w] = true
+	}
+}
+
+// isName reports whether the next token can be parse.y's nm: an
+// identifier (ID, with the fallback keywords, or INDEXED), a quoted name
+// or a JOIN_KW word. String literals, which nm also takes, are refused.
+func (p *parser) isName() bool {
+	t := p.peek()
+	switch t.kind {
+	case tID, tQID:
+		return true
+	case tKW:
+		return fallbackID[t.val] || joinWords[t.val] || t.val == "INDEXED"
+	}
+	return false
+}
+
+// isAlias reports whether the next token can be an alias without AS:
+// parse.y's ids, an identifier (with the fallback keywords, not INDEXED
+// or JOIN_KW). String aliases are refused.
+func (p *parser) isAlias() bool {
+	t := p.peek()
+	switch t.kind {
+	case tID, tQID:
+		return true
+	case tKW:
+		return fallbackID[t.val]
+	}
+	return false
+}
+
+// name reads a name (isName). A keyword read as a name keeps its
+// spelling.
 func (p *parser) name() string {
 	if !p.isName() {
 		bail(verifier.CodeParseError)
 	}
-	return p.advance().val
+	t := p.advance()
+	if t.kind == tKW {
+		return t.raw
+	}
+	return t.val
 }
 
 // parseSelect reads a full select statement (WITH, compound, ORDER BY,
@@ -255,7 +310,7 @@ func (p *parser) resultCol() resultCol {
 	rc := resultCol{e: p.parseExpr()}
 	if p.acceptKW("AS") {
 		rc.alias, rc.hasAlias = p.name(), true
-	} else if p.isName() {
+	} else if p.isAlias() {
 		rc.alias, rc.hasAlias = p.name(), true
 	}
 	return rc
@@ -330,7 +385,7 @@ func joinKind(words []string) string {
 }
 
 func (p *parser) fromItem(join string) *fromItem {
-	it := &fromItem{join: join}
+	it := &fromItem{join: join, pos: p.peek().pos}
 	if p.acceptOp("(") {
 		if !p.isKW("SELECT") && !p.isKW("WITH") {
 			bail(verifier.CodeConstructNotAllowed)
@@ -342,7 +397,7 @@ func (p *parser) fromItem(join string) *fromItem {
 	}
 	if p.acceptKW("AS") {
 		it.alias, it.hasAlias = p.name(), true
-	} else if p.isName() {
+	} else if p.isAlias() {
 		it.alias, it.hasAlias = p.name(), true
 	}
 	if p.isKW("INDEXED") || (p.isKW("NOT") && p.peekAt(1).kind == tKW && p.peekAt(1).val == "INDEXED") {
@@ -442,7 +497,7 @@ func (p *parser) parseEq() expr {
 				e.hi = p.parseCmp()
 				l = e
 			case p.peek().kind == tKW && refusedOps[p.peek().val]:
-				bail(verifier.CodeOperatorNotAllowed)
+				panic(verifier.RefuseOperator(p.peek().val))
 			default:
 				bail(verifier.CodeParseError)
 			}
@@ -500,15 +555,17 @@ func (p *parser) binaryLevel(ops map[string]bool, sub func() expr) expr {
 			return l
 		}
 		p.i++
-		l = &binaryExpr{op: t.val, l: l, r: sub()}
+		l = &binaryExpr{op: t.val, l: l, r: sub(), pos: t.pos}
 	}
 }
 
 var (
-	bitOps    = map[string]bool{"&": true, "|": true, "<<": true, ">>": true}
-	addOps    = map[string]bool{"+": true, "-": true}
-	mulOps    = map[string]bool{"*": true, "/": true, "%": true}
-	concatOps = map[string]bool{"||": true}
+	bitOps = map[string]bool{"&": true, "|": true, "<<": true, ">>": true}
+	addOps = map[string]bool{"+": true, "-": true}
+	mulOps = map[string]bool{"*": true, "/": true, "%": true}
+	// concatOps: parse.y's "%left CONCAT PTR"; the JSON operators'
+	// right side must be a constant path (walk.go).
+	concatOps = map[string]bool{"||": true, "->": true, "->>": true}
 )
 
 func (p *parser) parseBit() expr { return p.binaryLevel(bitOps, p.parseAdd) }
@@ -516,11 +573,7 @@ func (p *parser) parseAdd() expr { return p.binaryLevel(addOps, p.parseMul) }
 func (p *parser) parseMul() expr { return p.binaryLevel(mulOps, p.parseConcat) }
 
 func (p *parser) parseConcat() expr {
-	l := p.binaryLevel(concatOps, p.parseCollate)
-	if p.isOp("->") || p.isOp("->>") {
-		bail(verifier.CodeOperatorNotAllowed)
-	}
-	return l
+	return p.binaryLevel(concatOps, p.parseCollate)
 }
 
 func (p *parser) parseCollate() expr {
@@ -541,10 +594,6 @@ func (p *parser) parseUnary() expr {
 	}
 	return p.parsePrimary()
 }
-
-// functionKeywords are keywords SQLite also accepts as function names
-// (through %fallback ID); called like functions they are refused as such.
-var functionKeywords = map[string]bool{"REPLACE": true, "LIKE": true, "GLOB": true, "MATCH": true, "REGEXP": true, "IF": true, "KEY": true}
 
 func (p *parser) parsePrimary() expr {
 	t := p.peek()
@@ -589,12 +638,6 @@ func (p *parser) parsePrimary() expr {
 			panic(verifier.RefuseFunction(asciiLower(t.val)))
 		case "CAST":
 			return p.parseCast()
-		case "REPLACE":
-			// A keyword SQLite also takes as a function name.
-			if p.peekAt(1).kind == tOp && p.peekAt(1).val == "(" {
-				p.i++
-				return p.callTail("replace")
-			}
 		case "RAISE":
 			bail(verifier.CodeConstructNotAllowed)
 		case "NOT":
@@ -616,44 +659,56 @@ func (p *parser) parsePrimary() expr {
 		case "CASE":
 			p.i++
 			return p.caseTail()
-		case "SELECT", "WITH", "INSERT", "UPDATE", "DELETE":
+		case "SELECT", "INSERT", "UPDATE", "DELETE":
 			bail(verifier.CodeParseError)
 		}
-		if functionKeywords[t.val] && p.peekAt(1).kind == tOp && p.peekAt(1).val == "(" {
-			bail(verifier.CodeFunctionNotAllowed)
+		if p.isName() {
+			// A fallback keyword, INDEXED or a JOIN_KW word in operand
+			// position is a name (parse.y: expr ::= id | JOIN_KW); only
+			// id takes a call's parentheses.
+			if joinWords[t.val] && p.peekAt(1).kind == tOp && p.peekAt(1).val == "(" {
+				bail(verifier.CodeParseError)
+			}
+			return p.nameExpr(token{kind: tQID, val: t.raw, pos: t.pos})
 		}
 	case tID, tQID:
-		p.i++
-		if p.isOp("(") {
-			return p.callTail(t.val)
-		}
-		if p.acceptOp(".") {
-			col := p.name()
-			if p.acceptOp(".") {
-				// schema.table.column
-				c := p.name()
-				if p.isOp("(") || p.isOp(".") {
-					bail(verifier.CodeConstructNotAllowed)
-				}
-				return &colRef{schema: t.val, table: col, col: c}
-			}
-			if p.isOp("(") {
-				bail(verifier.CodeFunctionNotAllowed)
-			}
-			return &colRef{table: t.val, col: col}
-		}
-		if t.kind == tID {
-			switch asciiLower(t.val) {
-			case "true":
-				return &literal{kind: litBool, text: "1"}
-			case "false":
-				return &literal{kind: litBool, text: "0"}
-			}
-		}
-		return &colRef{col: t.val}
+		return p.nameExpr(t)
 	}
 	bail(verifier.CodeParseError)
 	return nil
+}
+
+// nameExpr reads what starts with the name t (the next token): a call, a
+// qualified column or a column.
+func (p *parser) nameExpr(t token) expr {
+	p.i++
+	if p.isOp("(") {
+		return p.callTail(t.val)
+	}
+	if p.acceptOp(".") {
+		col := p.name()
+		if p.acceptOp(".") {
+			// schema.table.column
+			c := p.name()
+			if p.isOp("(") || p.isOp(".") {
+				bail(verifier.CodeConstructNotAllowed)
+			}
+			return &colRef{schema: t.val, table: col, col: c, pos: t.pos}
+		}
+		if p.isOp("(") {
+			bail(verifier.CodeFunctionNotAllowed)
+		}
+		return &colRef{table: t.val, col: col, pos: t.pos}
+	}
+	if t.kind == tID {
+		switch asciiLower(t.val) {
+		case "true":
+			return &literal{kind: litBool, text: "1"}
+		case "false":
+			return &literal{kind: litBool, text: "0"}
+		}
+	}
+	return &colRef{col: t.val, pos: t.pos}
 }
 
 func (p *parser) caseTail() expr {
@@ -681,12 +736,15 @@ func (p *parser) caseTail() expr {
 // case-insensitively (ASCII) whether or not they are quoted.
 func (p *parser) callTail(name string) expr {
 	fn := asciiLower(name)
+	pos := p.toks[p.i-1].pos // the name, just read
 	spec, ok := sqliteSpecs[fn]
 	if !ok || !verifier.SQLiteFunctions[fn] {
-		panic(verifier.RefuseFunction(fn))
+		r := verifier.RefuseFunction(fn)
+		r.Offset = &pos
+		panic(r)
 	}
 	p.expectOp("(")
-	c := &funcCall{name: fn}
+	c := &funcCall{name: fn, pos: pos}
 	switch {
 	case p.acceptOp("*"):
 		if fn != "count" {
@@ -715,8 +773,12 @@ func (p *parser) callTail(name string) expr {
 			p.expectOp(",")
 		}
 	}
-	if p.isKW("FILTER") {
-		bail(verifier.CodeWindowNotAllowed)
+	if p.acceptKW("FILTER") {
+		// tokenize.c makes FILTER a keyword only between ")" and "(".
+		p.expectOp("(")
+		p.expectKW("WHERE")
+		c.filter = p.parseExpr()
+		p.expectOp(")")
 	}
 	if p.acceptKW("OVER") {
 		c.over = p.parseOver()
@@ -734,6 +796,9 @@ func (p *parser) tableRef(it *fromItem) {
 // tableRefCall is tableRef; with call false a following "(" is left to
 // the caller (an INSERT column list).
 func (p *parser) tableRefCall(it *fromItem, call bool) {
+	if it.pos == 0 {
+		it.pos = p.peek().pos
+	}
 	if (p.isKW("TEMP") || p.isKW("TEMPORARY")) && p.peekAt(1).kind == tOp && p.peekAt(1).val == "." {
 		bail(verifier.CodeSystemObject)
 	}

@@ -288,7 +288,7 @@ var mutations = []struct {
 	{verifier.CodeParameterNotAllowed, func(q *genSQL) { q.where = append(q.where, "t0.id = ?") }},
 	{verifier.CodeParameterNotAllowed, func(q *genSQL) { q.where = append(q.where, "t0.id = :x") }},
 	{verifier.CodeOperatorNotAllowed, func(q *genSQL) { q.where = append(q.where, "t0.id GLOB '1*'") }},
-	{verifier.CodeOperatorNotAllowed, func(q *genSQL) { q.cols = append(q.cols, "t0.id ->> '$'") }},
+	{verifier.CodeLiteralNotAllowed, func(q *genSQL) { q.cols = append(q.cols, "t0.id ->> t0.id") }},
 	{verifier.CodeMultipleStatements, func(q *genSQL) { q.limit += "; DELETE FROM main.orders" }},
 	{verifier.CodeRecursiveCTE, func(q *genSQL) { q.with = "WITH RECURSIVE r(n) AS (SELECT 1) " }},
 	{verifier.CodeRecursiveCTE, func(q *genSQL) { q.with = "WITH r AS (SELECT * FROM r) " }},

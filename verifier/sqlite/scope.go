@@ -95,6 +95,7 @@ func (w *walker) size(e expr, sc *scope, subst bool) int {
 		}
 	case *funcCall:
 		add(x.args...)
+		add(x.filter)
 		for _, t := range x.order {
 			add(t.e)
 		}

@@ -16,8 +16,9 @@
 //   - CURRENT_TIME/DATE/TIMESTAMP are refused as functions off the list;
 //   - quoted function names ("lower"(x)) are accepted: SQLite matches
 //     function names case-insensitively whether quoted or not;
-//   - an unquoted keyword is never a name, even where SQLite's fallback
-//     would allow it: quote such names;
+//   - an unquoted keyword is a name exactly where SQLite's grammar reads
+//     one (parse.y's %fallback ID, nm and ids; tokenize.c's WINDOW, OVER
+//     and FILTER), parse.go's fallbackID;
 //   - a reference from a CTE body to itself or to a later CTE of the same
 //     WITH is refused as recursive (SQLite makes all of them visible).
 //
@@ -36,6 +37,29 @@ func Verify(in verifier.Input) (v *verifier.Verdict, err error) {
 	if in.Dialect != "" && in.Dialect != verifier.SQLite {
 		return nil, verifier.Refuse(verifier.CodeParseError)
 	}
+	var p *parser
+	var w *walker
+	defer func() {
+		if r := recover(); r != nil {
+			ref, ok := r.(*verifier.Refusal)
+			if !ok {
+				panic(r)
+			}
+			v, err = nil, ref
+		}
+		if err != nil {
+			// Where the refusal points: the node the walker was at, or
+			// the token the parser stopped at.
+			off := 0
+			switch {
+			case w != nil && w.walking:
+				off = w.at
+			case p != nil && p.i < len(p.toks):
+				off = p.toks[p.i].pos
+			}
+			err = verifier.Annotate(err, verifier.SQLite, off, len(in.SQL))
+		}
+	}()
 	mode, err := verifier.NormalizeMode(in.Mode)
 	if err != nil {
 		return nil, err
@@ -48,19 +72,6 @@ func Verify(in verifier.Input) (v *verifier.Verdict, err error) {
 	if err := verifier.CheckDepth(verifier.SQLite, in.SQL); err != nil {
 		return nil, err
 	}
-	var p *parser
-	defer func() {
-		if r := recover(); r != nil {
-			ref, ok := r.(*verifier.Refusal)
-			if !ok {
-				panic(r)
-			}
-			if ref.Code == verifier.CodeParseError && ref.Offset == nil && p != nil && p.i < len(p.toks) {
-				ref = verifier.RefuseAt(ref.Code, p.toks[p.i].pos) // where the parser stopped
-			}
-			v, err = nil, ref
-		}
-	}()
 	toks, err := lex(in.SQL)
 	if err != nil {
 		return nil, err
@@ -73,23 +84,25 @@ func Verify(in verifier.Input) (v *verifier.Verdict, err error) {
 	}
 	for _, t := range toks {
 		if t.kind == tVar {
-			return nil, verifier.Refuse(verifier.CodeParameterNotAllowed)
+			return nil, verifier.RefuseAt(verifier.CodeParameterNotAllowed, t.pos)
 		}
 	}
 	p = &parser{toks: toks}
 	v = &verifier.Verdict{Dialect: verifier.SQLite, Mode: mode}
-	w := &walker{}
+	w = &walker{}
 	var pr printer
 	pr.sb.Grow(len(in.SQL) + len(in.SQL)/2)
 	if mode == verifier.ModeTableWrite {
 		s := p.parseWrite()
 		p.end()
+		w.walking = true
 		t := w.walkWrite(s)
 		v.Op, v.Target = s.op, &t
 		pr.write(s)
 	} else {
 		s := p.readStatement()
 		p.end()
+		w.walking = true
 		w.selectStmt(s, nil)
 		v.Op = verifier.OpRead
 		pr.selectStmt(s)

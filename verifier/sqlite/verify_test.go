@@ -180,7 +180,7 @@ func TestLex(t *testing.T) {
 		}
 		toks = toks[:len(toks)-1]
 		for i := range toks {
-			toks[i].pos = 0
+			toks[i].pos, toks[i].raw = 0, ""
 		}
 		if diff := cmp.Diff(tt.want, toks, cmp.AllowUnexported(token{})); diff != "" {
 			t.Errorf("lex(%q) (-want +got):\n%s", tt.in, diff)

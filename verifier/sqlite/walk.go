@@ -11,9 +11,13 @@ import (
 // records tables, column obligations and functions in a Builder.
 type walker struct {
 	b       verifier.Builder
-	tables  int
+	tables  verifier.TableSet
 	aliases int
-	depth   int // current tree depth, bounded by verifier.MaxDepth
+	// at is the byte offset of the node walked last that has one: where
+	// a refusal of the walk points (Verify).
+	at      int
+	walking bool // the parse is done: refusals point at at
+	depth   int  // current tree depth, bounded by verifier.MaxDepth
 	withs   []*withFrame
 	// last is the outputs of the SELECT walked last.
 	last *outputs
@@ -70,6 +74,7 @@ func (w *walker) addAlias() {
 
 // physical resolves a table name that is not a CTE: it must be main.name.
 func (w *walker) physical(it *fromItem) *verifier.Table {
+	w.at = it.pos
 	lower := asciiLower(it.name)
 	if strings.HasPrefix(lower, "sqlite_") {
 		bail(verifier.CodeSystemObject)
@@ -83,8 +88,8 @@ func (w *walker) physical(it *fromItem) *verifier.Table {
 	if strings.HasPrefix(lower, "pragma_") || eponymous[lower] {
 		bail(verifier.CodeTableFunction)
 	}
-	w.tables++
-	if w.tables > verifier.MaxTables {
+	// SQLite matches table names ASCII case-insensitively.
+	if !w.tables.Add(verifier.Table{Schema: "main", Name: lower}) {
 		bail(verifier.CodeTooManyTables)
 	}
 	t := &verifier.Table{Schema: "main", Name: it.name}
@@ -193,6 +198,7 @@ func (w *walker) selectStmt(s *selectStmt, outer *scope) {
 func (w *walker) core(c *selectCore, outer *scope) *scope {
 	sc := &scope{parent: outer}
 	for _, it := range c.from {
+		w.at = it.pos
 		w.addAlias()
 		var item scopeItem
 		if it.sub != nil {
@@ -292,6 +298,16 @@ func (w *walker) expr(e expr, sc *scope) {
 	w.descend()
 	defer func() { w.depth-- }()
 	switch x := e.(type) {
+	case *colRef:
+		w.at = x.pos
+	case *funcCall:
+		w.at = x.pos
+	case *binaryExpr:
+		w.at = x.pos
+	case *castExpr:
+		w.at = x.pos
+	}
+	switch x := e.(type) {
 	case *literal:
 	case *colRef:
 		if systemColumns[asciiLower(x.col)] {
@@ -320,6 +336,16 @@ func (w *walker) expr(e expr, sc *scope) {
 	case *unaryExpr:
 		w.expr(x.x, sc)
 	case *binaryExpr:
+		if x.op == "->" || x.op == "->>" {
+			// A JSON path, bounded like json_extract's: a string or
+			// integer (array index) literal.
+			if l, ok := x.r.(*literal); !ok || (l.kind != litString && l.kind != litInt) {
+				r := verifier.Refuse(verifier.CodeLiteralNotAllowed)
+				r.Construct = x.op // "->" or "->>", whose hint says what to write
+				panic(r)
+			}
+			w.b.AddFunction(x.op)
+		}
 		w.expr(x.l, sc)
 		w.expr(x.r, sc)
 	case *isNullExpr:
@@ -369,6 +395,9 @@ func (w *walker) expr(e expr, sc *scope) {
 		}
 		for _, t := range x.order {
 			w.expr(t.e, sc)
+		}
+		if x.filter != nil {
+			w.expr(x.filter, sc)
 		}
 		w.window(x.over, sc)
 	case *castExpr:

@@ -97,7 +97,7 @@ func (p *parser) parseWrite() *writeStmt {
 func (p *parser) writeTarget(call bool) *fromItem {
 	it := &fromItem{}
 	p.tableRefCall(it, call)
-	if p.isKW("AS") || p.isName() {
+	if p.isKW("AS") || p.isAlias() {
 		bail(verifier.CodeWriteShapeNotAllowed)
 	}
 	if p.isKW("INDEXED") || p.isKW("NOT") {
