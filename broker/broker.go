@@ -22,12 +22,13 @@ import (
 // Broker is the running broker. Create it with New, then Start; Close
 // stops it. Its methods are safe for concurrent use.
 type Broker struct {
-	cfg      Config
-	log      *slog.Logger
-	store    store.Store
-	activity *Activity
-	limits   *httpguard.Limits
-	mcp      *mcp.Server
+	cfg       Config
+	startedAt time.Time // for the console's uptime
+	log       *slog.Logger
+	store     store.Store
+	activity  *Activity
+	limits    *httpguard.Limits
+	mcp       *mcp.Server
 	// reqs holds requests, grants, idempotency keys, slots and documents.
 	reqs *reqState
 
@@ -105,7 +106,7 @@ func New(cfg Config) (*Broker, error) {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	b := &Broker{
-		cfg: cfg, log: log, store: st, activity: &Activity{},
+		cfg: cfg, log: log, store: st, activity: &Activity{}, startedAt: cfg.now(),
 		limits: newLimits(cfg.now),
 		state:  state, sessions: map[string]*Session{}, begins: map[string][]time.Time{},
 		consoleToken: newToken(consoleTokenPrefix),
@@ -302,6 +303,14 @@ func (b *Broker) closeMCP() {
 type ServerState struct {
 	MCPURL  string `json:"mcp_url"`
 	Running bool   `json:"running"`
+	// Version is the binary's version (Build).
+	Version string `json:"version"`
+	// StateDir is where config.json and the saved state are.
+	StateDir string `json:"state_dir"`
+	// StartedAt is when this broker process started.
+	StartedAt time.Time `json:"started_at"`
+	// Log is where the log goes (Config.LogLocation).
+	Log string `json:"log"`
 }
 
 // ServerStatus reports the MCP endpoint and whether it is serving.
@@ -309,7 +318,11 @@ func (b *Broker) ServerStatus() ServerState {
 	b.srvMu.Lock()
 	running := b.mcpServing.Load()
 	b.srvMu.Unlock()
-	return ServerState{MCPURL: b.MCPURL(), Running: running}
+	log := b.cfg.LogLocation
+	if log == "" {
+		log = "standard error"
+	}
+	return ServerState{MCPURL: b.MCPURL(), Running: running, Version: Build().Version, StateDir: b.cfg.StateDir, StartedAt: b.startedAt.UTC(), Log: log}
 }
 
 // StartServer starts the MCP listener after StopServer; a running server
