@@ -112,8 +112,6 @@ func TestConsolePersonWorkflowsInBrowser(t *testing.T) {
 			}
 		}
 		br.emulate(1280, "light")
-		// It disarms by itself; the connection stays.
-		br.do("disarm", textIs(btn, "Revoke"))
 	})
 
 	t.Run("a signed-out tab shows only the sign-in and where the token is", func(t *testing.T) {
@@ -166,8 +164,13 @@ func TestConsolePersonWorkflowsInBrowser(t *testing.T) {
 			t.Fatalf("after one click per table and Save: %+v", acc)
 		}
 		br.shots("sharing")
+		// Edited in place: the overview's Edit opens that connection's panels.
+		cur := `#share-current tr[data-share="` + fresh + `:` + e.sourceID + `"]`
+		br.do("edit in place", choose("#share-conn", "all"), chromedp.Click(css(cur+` button[data-action=edit-share]`)),
+			void(chromedp.Poll[bool](`document.getElementById('share-conn').value === `+jsString(fresh), chromedp.WithPollingInterval(50*time.Millisecond))),
+			chromedp.WaitVisible(css(panel+` tr[data-table="main.orders"] button[data-level=read][aria-pressed=true]`)))
 		// Removed in place from the overview, with the confirm step.
-		rm := `#share-current tr[data-share="` + fresh + `:` + e.sourceID + `"] button[data-action=remove-share]`
+		rm := cur + ` button[data-action=remove-share]`
 		br.do("remove in place", chromedp.Click(css(rm)), textIs(rm, "Confirm remove"))
 		if acc := e.b.EffectiveAccess(fresh, e.sourceID); len(acc.Tables) != 2 {
 			t.Fatalf("one click on Remove removed the sharing: %+v", acc)

@@ -317,6 +317,8 @@
 
   function show() {
     route = currentRoute();
+    // Opening the sharing page reads each source's tables afresh.
+    if (route === "sharing") proven.clear();
     for (const r of ROUTES) $("page-" + r).hidden = r !== route;
     for (const a of document.querySelectorAll("nav a")) a.classList.toggle("active", a.dataset.route === route);
     refreshPage();
@@ -618,11 +620,12 @@
     box.appendChild(text);
     $("pending-outcomes").prepend(box);
     while ($("pending-outcomes").children.length > 3) $("pending-outcomes").lastChild.remove();
-    let q = null;
+    let q = null, last = "";
     for (let i = 0; i < 100; i++) {
       const r = await api("GET", "/api/requests/" + encodeURIComponent(id));
       if (r.status === 200 && r.body && TERMINAL[r.body.status]) { q = r.body; break; }
-      if (r.status === 404 || r.status === 0) break;
+      if (r.status === 200 && r.body) last = String(r.body.status);
+      if (r.status === 404 || r.status === 0) { last = ""; break; }
       await new Promise(function (res) { setTimeout(res, 200); });
     }
     clear(box);
@@ -633,7 +636,8 @@
     box.appendChild(document.createTextNode(" · " + sum.kind + " on "));
     box.appendChild(dataSpan(sum.alias));
     let what;
-    if (!q) what = " — its outcome is unknown here (it is no longer listed).";
+    if (!q && last) what = " — still " + last.replace(/_/g, " ") + "; Activity will show how it ends.";
+    else if (!q) what = " — dbeast no longer lists it, so its outcome is not known here.";
     else {
       const o = q.outcome || {};
       what = " — " + String(q.status).replace(/_/g, " ");
