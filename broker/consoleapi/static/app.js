@@ -1157,6 +1157,12 @@
     }
     level.addEventListener("change", function () { d.level = level.value; mark(); });
     panel.appendChild(el("div", { cls: "row" }, [el("label", {}, [document.createTextNode("Database level "), level])]));
+    // A connection also has what All agents has (the union applies).
+    const all = conn !== "all" ? savedEntry("all", s.source_id) : null;
+    if (all && (all.database_level !== "none" || (all.tables || []).length)) {
+      const ts = (all.tables || []).map(function (t) { return tableName(t.schema, t.name) + " (" + t.access + ")"; }).join(", ");
+      panel.appendChild(el("p", { cls: "hint share-all", text: "All agents also gives it: database level " + all.database_level + (ts ? "; tables " + ts : "") + ". The higher of the two applies." }));
+    }
     panel.appendChild(el("div", { cls: "table-wrap" }, [el("table", { cls: "grid" }, [
       el("thead", {}, [el("tr", {}, [el("th", { text: "Table" }), el("th", { text: "Access" })])]),
       tbody,
@@ -1475,7 +1481,7 @@
         el("td", { text: String(d.bytes) }),
         docStatusCell(d),
         docSharedCell(d),
-        el("td", {}, [
+        el("td", { cls: "actions" }, [
           el("button", { type: "button", text: "Sharing", onclick: function () { editDocSharing(d); } }),
           el("button", { type: "button", text: "Refresh", onclick: async function () {
             const rr = await api("PUT", "/api/documents/" + encodeURIComponent(d.file_id) + "/refresh");
@@ -1913,7 +1919,7 @@
       // A re-render replaces the page's buttons: never while a destructive
       // action waits for its confirming click, or the armed button would
       // vanish under the person's cursor.
-      if (ticks % 3 === 0 && (route === "sessions" || route === "activity" || route === "sources") &&
+      if (ticks % 3 === 0 && (route === "sessions" || route === "activity" || route === "sources" || route === "server") &&
           !document.querySelector(".confirming") && Date.now() - lastInput > QUIET_MS) refreshPage();
     }, POLL_MS);
   }
