@@ -155,11 +155,12 @@ func TestConsolePersonWorkflowsInBrowser(t *testing.T) {
 		}
 		br.do("one click each", chromedp.Click(css(panel+` tr[data-table="main.orders"] button[data-level=read]`)),
 			chromedp.Click(css(panel+` tr[data-table="main.customers"] button[data-level=read]`)),
-			chromedp.WaitVisible(css(panel+` .unsaved`)))
+			chromedp.WaitVisible(css(panel+` .unsaved`)), chromedp.WaitVisible(css("#share-unsaved-nav")))
 		if acc := e.b.EffectiveAccess(fresh, e.sourceID); len(acc.Tables) != 0 {
 			t.Fatalf("shared before Save: %+v", acc)
 		}
-		br.do("save", chromedp.Click(css(panel+` .share-save`)), textIs(panel+` .share-status`, "Saved."), chromedp.WaitNotVisible(css(panel+` .unsaved`)))
+		br.do("save", chromedp.Click(css(panel+` .share-save`)), textIs(panel+` .share-status`, "Saved."), chromedp.WaitNotVisible(css(panel+` .unsaved`)),
+			chromedp.WaitNotVisible(css("#share-unsaved-nav")))
 		if acc := e.b.EffectiveAccess(fresh, e.sourceID); len(acc.Tables) != 2 || acc.Tables[0].Access != "read" || acc.Tables[1].Access != "read" {
 			t.Fatalf("after one click per table and Save: %+v", acc)
 		}

@@ -1024,6 +1024,17 @@
   const LEVEL_RANK = { none: 0, ask: 1, read: 2, read_write: 3 };
   const TABLE_RANK = { none: 0, read: 1, read_write: 2 };
 
+  // markSharingNav marks the Sharing tab while any draft is unsaved, so
+  // changes left on another page are not forgotten.
+  function markSharingNav() {
+    let any = false;
+    for (const k of drafts.keys()) {
+      const [conn, src] = k.split("\u0000");
+      if (diff(conn, src).changed) { any = true; break; }
+    }
+    $("share-unsaved-nav").hidden = !any;
+  }
+
   function tkey(schema, name) { return schema + "\u0000" + name; }
 
   function savedEntry(conn, srcID) {
@@ -1154,6 +1165,7 @@
       save.disabled = !df.changed;
       discard.hidden = !df.changed;
       disarm();
+      markSharingNav();
     }
     level.addEventListener("change", function () { d.level = level.value; mark(); });
     panel.appendChild(el("div", { cls: "row" }, [el("label", {}, [document.createTextNode("Database level "), level])]));
