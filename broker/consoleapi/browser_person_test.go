@@ -394,7 +394,7 @@ func TestConsolePersonWorkflowsInBrowser(t *testing.T) {
 		}
 		br.shots("server")
 		br.do("stop", chromedp.Click(css("#server-stop")), textIs("#server-stop", "Confirm"), chromedp.Click(css("#server-stop")),
-			textIs("#server-running", "stopped"))
+			textIs("#server-running", "stopped"), chromedp.Sleep(200*time.Millisecond))
 		if s := read(); s.Start || !s.Stop {
 			t.Errorf("stopped server: start disabled %v, stop disabled %v", s.Start, s.Stop)
 		}

@@ -236,7 +236,9 @@
       btn.textContent = text;
       btn.classList.remove("confirming");
       btn.disabled = true;
-      try { await act(); } finally { btn.disabled = false; }
+      // dbeastHeld keeps a button off that act's outcome made pointless
+      // (Stop server once the server is stopped).
+      try { await act(); } finally { btn.disabled = !!btn.dbeastHeld; }
     });
     return btn;
   }
@@ -1837,7 +1839,7 @@
     $("server-uptime").textContent = isNaN(serverStarted) ? "" : duration((Date.now() - serverStarted) / 1000);
     // Only the action that changes the state is offered.
     $("server-start").disabled = running;
-    $("server-stop").disabled = !running;
+    $("server-stop").disabled = $("server-stop").dbeastHeld = !running;
   }
 
   async function serverAction(path, done) {
