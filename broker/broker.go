@@ -311,6 +311,10 @@ type ServerState struct {
 	StartedAt time.Time `json:"started_at"`
 	// Log is where the log goes (Config.LogLocation).
 	Log string `json:"log"`
+	// ConsoleTokenFile is where this start's console token was written
+	// (Config.ConsoleTokenFile); empty when it was only printed. The
+	// path, never the token.
+	ConsoleTokenFile string `json:"console_token_file"`
 }
 
 // ServerStatus reports the MCP endpoint and whether it is serving.
@@ -322,7 +326,8 @@ func (b *Broker) ServerStatus() ServerState {
 	if log == "" {
 		log = "standard error"
 	}
-	return ServerState{MCPURL: b.MCPURL(), Running: running, Version: Build().Version, StateDir: b.cfg.StateDir, StartedAt: b.startedAt.UTC(), Log: log}
+	return ServerState{MCPURL: b.MCPURL(), Running: running, Version: Build().Version, StateDir: b.cfg.StateDir, StartedAt: b.startedAt.UTC(), Log: log,
+		ConsoleTokenFile: b.cfg.ConsoleTokenFile}
 }
 
 // StartServer starts the MCP listener after StopServer; a running server

@@ -42,3 +42,28 @@ func TestPersonalColumnWordsAreTheDocumentedList(t *testing.T) {
 		t.Fatalf("documented words %q, the code's %q", words, PersonalColumnWords)
 	}
 }
+
+// TestServerStatusSaysWhereThingsAre pins what the console's Server page
+// reads: the state directory, the log and the token file's paths, the
+// version and the start time, and standard error for a broker without a
+// log file.
+func TestServerStatusSaysWhereThingsAre(t *testing.T) {
+	dir := t.TempDir()
+	b, err := New(Config{StateDir: dir, LogLocation: "/var/log/dbeast.log", ConsoleTokenFile: "/run/dbeast/console.token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	s := b.ServerStatus()
+	if s.StateDir != dir || s.Log != "/var/log/dbeast.log" || s.ConsoleTokenFile != "/run/dbeast/console.token" || s.Version == "" || s.StartedAt.IsZero() {
+		t.Fatalf("server status %+v", s)
+	}
+	plain, err := New(Config{StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	if s := plain.ServerStatus(); s.Log != "standard error" || s.ConsoleTokenFile != "" {
+		t.Fatalf("server status without a log file or token file: %+v", s)
+	}
+}

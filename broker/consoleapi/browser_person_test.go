@@ -379,17 +379,19 @@ func TestConsolePersonWorkflowsInBrowser(t *testing.T) {
 
 	t.Run("the server page offers only the action that changes its state", func(t *testing.T) {
 		type srv struct {
-			Start, Stop                 bool
-			Version, State, Log, Uptime string
+			Start, Stop                        bool
+			Version, State, Log, Uptime, Token string
 		}
 		read := func() srv {
 			return value(br, "server", chromedp.Evaluate[srv](`({Start: document.getElementById('server-start').disabled, Stop: document.getElementById('server-stop').disabled,
 				Version: document.getElementById('server-version').textContent, State: document.getElementById('server-state').textContent,
-				Log: document.getElementById('server-log').textContent, Uptime: document.getElementById('server-uptime').textContent})`))
+				Log: document.getElementById('server-log').textContent, Uptime: document.getElementById('server-uptime').textContent,
+				Token: document.getElementById('server-token-file').textContent})`))
 		}
 		br.do("server", chromedp.Click(css(`a[data-route=server]`), chromedp.NodeVisible), textIs("#server-running", "running"))
 		s := read()
-		if !s.Start || s.Stop || s.Version == "" || s.State != e.state || s.Log != "standard error" || s.Uptime == "" {
+		if !s.Start || s.Stop || s.Version == "" || s.State != e.state || s.Log != "standard error" || s.Uptime == "" ||
+			!strings.HasPrefix(s.Token, "none: dbeast serve printed the token") {
 			t.Errorf("running server page: %+v", s)
 		}
 		br.shots("server")

@@ -1834,6 +1834,7 @@
     $("server-version").textContent = String(r.body.version || "");
     $("server-state").textContent = String(r.body.state_dir || "");
     $("server-log").textContent = String(r.body.log || "");
+    $("server-token-file").textContent = r.body.console_token_file ? String(r.body.console_token_file) : "none: dbeast serve printed the token at start";
     serverStarted = Date.parse(r.body.started_at);
     $("server-started").textContent = dateTime(r.body.started_at);
     $("server-uptime").textContent = isNaN(serverStarted) ? "" : duration((Date.now() - serverStarted) / 1000);
