@@ -43,6 +43,15 @@ type RequestInfo struct {
 	Scopes       []string `json:"scopes"`
 	Warning      string   `json:"warning"`
 	ErrorCode    Code     `json:"error_code"`
+	// Columns is, for a verified read, the columns it names per table
+	// (console_view.go); ColumnsPartial reports whether it may read more
+	// than listed (a *, or an unqualified column of a join).
+	Columns        []TableColumns `json:"columns,omitempty"`
+	ColumnsPartial bool           `json:"columns_partial,omitempty"`
+	// Document is, for a document read, the file and range it reads.
+	Document *DocumentView `json:"document,omitempty"`
+	// Outcome is, once the request completed, what it returned.
+	Outcome *RequestOutcome `json:"outcome,omitempty"`
 }
 
 // Errors of the request console API.
@@ -138,7 +147,16 @@ func (b *Broker) requestList(status Status, labels map[string]string) []RequestI
 		for j, t := range r.tables {
 			tables[j] = quoteIdent(engines.Kind(r.kind), t.Schema) + "." + quoteIdent(engines.Kind(r.kind), t.Name)
 		}
+		cols, partial := columnsOf(engines.Kind(r.kind), r.verdict)
+		if r.operation.info().scopes == scopesFullSQL {
+			cols, partial = nil, false // full SQL is not analysed for access
+		}
+		var doc *DocumentView
+		if r.doc != nil {
+			doc = documentView(b.reqs.docs.docs[r.fileID], r.doc)
+		}
 		out = append(out, RequestInfo{
+			Columns: cols, ColumnsPartial: partial, Document: doc, Outcome: r.outcome,
 			ID: r.id, Status: r.status, CreatedAt: r.createdAt.UTC(), DecisionDeadline: r.deadline.UTC(),
 			SessionID: r.sessionID, ClientLabel: r.clientLabel, ConnectionID: r.connID, ConnectionLabel: labels[r.connID],
 			SourceID: r.sourceID, FileID: r.fileID, Alias: r.alias, SourceKind: r.kind, ReadOnly: r.readOnly,
@@ -201,9 +219,16 @@ func (b *Broker) Approve(id, scope string) (Status, error) {
 	if !slices.Contains(r.scopes, scope) {
 		return r.status, ErrBadScope
 	}
-	if scope == ScopeOnce {
+	switch scope {
+	case ScopeOnce:
 		r.auth, r.once = authOnce, true
-	} else {
+	case ScopeTables:
+		// Each table's session read grant, and this request once: the
+		// grants cover later reads of one of the tables alone (the
+		// contract's table grant), never this statement over several.
+		b.reqs.grantLocked(r, scope)
+		r.auth, r.once = authOnce, true
+	default:
 		b.reqs.grantLocked(r, scope)
 		r.auth = authSession
 	}

@@ -22,12 +22,13 @@ import (
 // Broker is the running broker. Create it with New, then Start; Close
 // stops it. Its methods are safe for concurrent use.
 type Broker struct {
-	cfg      Config
-	log      *slog.Logger
-	store    store.Store
-	activity *Activity
-	limits   *httpguard.Limits
-	mcp      *mcp.Server
+	cfg       Config
+	startedAt time.Time // for the console's uptime
+	log       *slog.Logger
+	store     store.Store
+	activity  *Activity
+	limits    *httpguard.Limits
+	mcp       *mcp.Server
 	// reqs holds requests, grants, idempotency keys, slots and documents.
 	reqs *reqState
 
@@ -107,7 +108,7 @@ func New(cfg Config) (*Broker, error) {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	b := &Broker{
-		cfg: cfg, log: log, store: st, activity: &Activity{},
+		cfg: cfg, log: log, store: st, activity: &Activity{}, startedAt: cfg.now(),
 		limits: newLimits(cfg.now),
 		state:  state, saver: saver, sessions: map[string]*Session{}, begins: map[string][]time.Time{},
 		consoleToken: newToken(consoleTokenPrefix),
@@ -307,6 +308,18 @@ type ServerState struct {
 	// StateSaved is false while a revocation or narrowing is in force but
 	// not yet saved (the store fails; the broker keeps retrying).
 	StateSaved bool `json:"state_saved"`
+	// Version is the binary's version (Build).
+	Version string `json:"version"`
+	// StateDir is where config.json and the saved state are.
+	StateDir string `json:"state_dir"`
+	// StartedAt is when this broker process started.
+	StartedAt time.Time `json:"started_at"`
+	// Log is where the log goes (Config.LogLocation).
+	Log string `json:"log"`
+	// ConsoleTokenFile is where this start's console token was written
+	// (Config.ConsoleTokenFile); empty when it was only printed. The
+	// path, never the token.
+	ConsoleTokenFile string `json:"console_token_file"`
 }
 
 // ServerStatus reports the MCP endpoint and whether it is serving.
@@ -314,7 +327,12 @@ func (b *Broker) ServerStatus() ServerState {
 	b.srvMu.Lock()
 	running := b.mcpServing.Load()
 	b.srvMu.Unlock()
-	return ServerState{MCPURL: b.MCPURL(), Running: running, StateSaved: b.StateSaved()}
+	log := b.cfg.LogLocation
+	if log == "" {
+		log = "standard error"
+	}
+	return ServerState{MCPURL: b.MCPURL(), Running: running, Version: Build().Version, StateDir: b.cfg.StateDir, StartedAt: b.startedAt.UTC(), Log: log,
+		ConsoleTokenFile: b.cfg.ConsoleTokenFile, StateSaved: b.StateSaved()}
 }
 
 // StartServer starts the MCP listener after StopServer; a running server

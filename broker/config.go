@@ -51,6 +51,13 @@ type Config struct {
 	// Logger receives operational messages (never tokens, DSNs, SQL
 	// results); nil discards them.
 	Logger *slog.Logger
+	// LogLocation says where Logger writes (a file's path), for the
+	// console's Server page; empty means standard error.
+	LogLocation string
+	// ConsoleTokenFile is the file serve writes the console token to
+	// (--console-token-file), for the console's Server page; empty when
+	// there is none. The broker never reads or writes it.
+	ConsoleTokenFile string
 	// ConsoleHandler builds what the console listener serves; cmd/ passes
 	// consoleapi.NewHandler. The broker cannot build its console API
 	// itself, since that package imports this one. Start calls it once,

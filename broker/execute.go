@@ -219,7 +219,7 @@ func (rq *reqState) completeLocked(r *request, res any, err error) {
 			rq.finishLocked(r, StatusFailed, CodeLimitExceeded, msgTooManyRows)
 			return
 		}
-		r.result = res
+		r.result, r.outcome = res, outcomeOf(res)
 		rq.finishLocked(r, StatusCompleted, "", "")
 		return
 	}

@@ -4,8 +4,12 @@ import "github.com/dbeast/dbeast/verifier"
 
 // Approval scopes a person may pick in the console.
 const (
-	ScopeOnce     = "once"
-	ScopeTable    = "table"
+	ScopeOnce  = "once"
+	ScopeTable = "table"
+	// ScopeTables is, for a read of several tables, each table's session
+	// read grant (ScopeTable, once per table) with this request approved
+	// once: the tables stay readable one at a time without a prompt.
+	ScopeTables   = "tables"
 	ScopeSource   = "source"
 	ScopeFullSQL  = "full_sql"
 	ScopeDocument = "document"
@@ -139,6 +143,15 @@ func (rq *reqState) grantLocked(r *request, scope string) {
 			s.grants.table[r.sourceID] = m
 		}
 		m[grantKey(r.tables[0])] = &tableGrant{generation: r.generation}
+	case ScopeTables:
+		m := s.grants.table[r.sourceID]
+		if m == nil {
+			m = map[string]*tableGrant{}
+			s.grants.table[r.sourceID] = m
+		}
+		for _, t := range r.tables {
+			m[grantKey(t)] = &tableGrant{generation: r.generation}
+		}
 	case ScopeDocument:
 		s.grants.doc[r.fileID] = r.generation
 	}
@@ -197,6 +210,9 @@ func scopesFor(r *request) []string {
 	}
 	if len(r.tables) == 1 {
 		return []string{ScopeOnce, ScopeTable, ScopeSource}
+	}
+	if len(r.tables) > 1 {
+		return []string{ScopeOnce, ScopeTables, ScopeSource}
 	}
 	return []string{ScopeOnce, ScopeSource}
 }

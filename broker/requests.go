@@ -110,7 +110,8 @@ type request struct {
 	status   Status
 	errCode  Code
 	errMsg   string
-	result   any // the bounded result, released only while completed
+	result   any             // the bounded result, released only while completed
+	outcome  *RequestOutcome // counts of the result, kept after it is dropped
 	doneAt   time.Time
 	auth     authKind
 	once     bool // an unconsumed one-time grant

@@ -523,24 +523,22 @@ func TestConsoleInBrowser(t *testing.T) {
 	})
 
 	t.Run("sharing a table and narrowing it revokes", func(t *testing.T) {
+		// The source's proven tables are listed with a level control
+		// each: one click sets a table's level, Save applies it.
+		panel := `.share-src[data-source-id="` + e.sourceID + `"]`
+		row := panel + ` tr[data-table="main.orders"]`
 		br.do("open sharing", chromedp.Click(css(`a[data-route=sharing]`), chromedp.NodeVisible),
-			chromedp.WaitReady(css(`#share-conn option[value="`+nc.ID+`"]`)),
-			chromedp.WaitReady(css(`#share-source option[value="`+e.sourceID+`"]`)),
-			choose("#share-conn", nc.ID), choose("#share-source", e.sourceID),
-			// The table is picked from the source's proven tables.
-			chromedp.Click(css("#share-list-tables")), chromedp.WaitVisible(css("#share-pick")),
-			void(chromedp.Evaluate[bool](`(function(){const s=document.getElementById('share-pick');
-				const o=[...s.options].find(o => o.textContent === '"main"."orders"'); if (!o) return false;
-				s.value=o.value; s.dispatchEvent(new Event('change')); return true;})()`)),
-			void(chromedp.Poll[bool](`document.getElementById('share-new-name').value === 'orders' && document.getElementById('share-new-schema').value === 'main'`,
-				chromedp.WithPollingInterval(50*time.Millisecond))),
-			choose("#share-new-access", "read_write"), chromedp.Click(css("#share-add-table")),
+			chromedp.WaitReady(css(`#share-conn option[value="`+nc.ID+`"]`)), choose("#share-conn", nc.ID),
+			chromedp.WaitVisible(css(row+` button[data-level=read_write]`)),
+			chromedp.Click(css(row+` button[data-level=read_write]`)), chromedp.WaitVisible(css(panel+` .unsaved`)),
 			// Sharing writes takes the confirm step.
-			chromedp.Click(css("#share-save")), textIs("#share-save", "Confirm"), textIs("#share-status", "This lets browser-agent change data"))
+			chromedp.Click(css(panel+` .share-save`)), textIs(panel+` .share-save`, "Confirm"),
+			textIs(panel+` .share-status`, "This lets browser-agent change data"))
 		if acc := e.b.EffectiveAccess(nc.ID, e.sourceID); len(acc.Tables) != 0 {
 			t.Fatalf("one click on Save shared writes: %+v", acc)
 		}
-		br.do("confirm", chromedp.Click(css("#share-save")), textIs("#share-status", "Saved."))
+		br.do("confirm", chromedp.Click(css(panel+` .share-save`)), textIs(panel+` .share-status`, "Saved."),
+			chromedp.WaitNotVisible(css(panel+` .unsaved`)))
 		if acc := e.b.EffectiveAccess(nc.ID, e.sourceID); len(acc.Tables) != 1 || acc.Tables[0].Access != "read_write" || acc.Tables[0].Name != "orders" {
 			t.Fatalf("after sharing: %+v", acc)
 		}
@@ -552,11 +550,14 @@ func TestConsoleInBrowser(t *testing.T) {
 		if st := ag.status(pending, 0); st != "pending" {
 			t.Fatalf("unshared table: %q, want pending", st)
 		}
-		// The status still reads "Saved." from the first save: clear it so
-		// the wait below sees this save's answer, not the previous one.
-		br.do("narrow to read", choose(`tr[data-table="main.orders"] select`, "read"),
-			void(chromedp.Evaluate[bool](`(document.getElementById('share-status').textContent = '') === ''`)),
-			chromedp.Click(css("#share-save")), textIs("#share-status", "Saved."))
+		// Narrowing revokes, so it takes the confirm step too.
+		br.do("narrow to read", chromedp.Click(css(row+` button[data-level=read]`)),
+			chromedp.Click(css(panel+` .share-save`)), textIs(panel+` .share-save`, "Confirm: narrow"),
+			textIs(panel+` .share-status`, "This narrows what browser-agent may read"))
+		if st := ag.status(pending, 0); st != "pending" {
+			t.Fatalf("one click on a narrowing Save: %q, want still pending", st)
+		}
+		br.do("confirm narrowing", chromedp.Click(css(panel+` .share-save`)), textIs(panel+` .share-status`, "Saved; grants and requests"))
 		if acc := e.b.EffectiveAccess(nc.ID, e.sourceID); len(acc.Tables) != 1 || acc.Tables[0].Access != "read" {
 			t.Fatalf("after narrowing: %+v", acc)
 		}
@@ -640,9 +641,12 @@ func TestConsoleInBrowser(t *testing.T) {
 		br.screenshot("console-sources.png")
 		br.do("activity", chromedp.Click(css(`a[data-route=activity]`), chromedp.NodeVisible),
 			chromedp.WaitVisible(css("#activity-list tr td")))
-		first := value(br, "newest", chromedp.TextContent(css("#activity-list tr:first-child td:nth-child(2)")))
-		if want := e.b.Activity().List()[0].Event; first != want {
-			t.Fatalf("first activity row %q, want the newest event %q", first, want)
+		// The newest row is the newest entry's request (or the entry).
+		newest := e.b.Activity().List()[0]
+		if newest.RequestID != "" {
+			if got := value(br, "newest", chromedp.Evaluate[string](`document.querySelector('#activity-list tr').dataset.request || ''`)); got != newest.RequestID {
+				t.Fatalf("first activity row is request %q, want the newest %q", got, newest.RequestID)
+			}
 		}
 		br.screenshot("console-activity.png")
 	})

@@ -20,6 +20,16 @@ func addRequestRoutes(mux *http.ServeMux, b *broker.Broker) {
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"requests": b.Requests(st)})
 	})
+	// One request, in any status: what the console shows after a
+	// decision (the outcome of an allowed read).
+	mux.HandleFunc("GET /api/requests/{id}", func(w http.ResponseWriter, r *http.Request) {
+		q, ok := b.Request(r.PathValue("id"))
+		if !ok {
+			writeError(w, broker.ErrNotFound, nil)
+			return
+		}
+		writeJSON(w, http.StatusOK, q)
+	})
 	mux.HandleFunc("POST /api/requests/{id}/approve", func(w http.ResponseWriter, r *http.Request) {
 		var in struct {
 			Scope string `json:"scope"`

@@ -16,11 +16,11 @@ import (
 // TestSharingPicksTheExactTable drives the sharing page in headless
 // Chromium against tables whose names differ only by a trailing space
 // (the adversarial review's main."customers " that got main.customers
-// shared): the picker, the draft and the current sharing show quoted
-// names with the space made visible, the picked table is shared exactly
-// as named (the page and PUT /api/sharing trim nothing), a Save confirm
-// armed for one connection or level does not save another, and a table
-// listing of a source no longer chosen does not fill the picker.
+// shared): each source's panel and the current sharing show quoted names
+// with the space made visible, the table clicked is shared exactly as
+// named (the page and PUT /api/sharing trim nothing), a Save confirm
+// armed for one connection or level does not save another, and a late
+// table listing fills only its own source's panel.
 func TestSharingPicksTheExactTable(t *testing.T) {
 	br := newBrowser(t)
 	e := newEnv(t)
@@ -48,34 +48,24 @@ func TestSharingPicksTheExactTable(t *testing.T) {
 	}
 	other := out["source_id"]
 	nc := e.newConnection("pick-agent")
+	panel := `.share-src[data-source-id="` + e.sourceID + `"]`
+	spaced := panel + ` tr[data-table="main.customers "]`
 
 	br.do("open sharing", chromedp.Navigate(e.b.ConsoleSignInURL()), chromedp.WaitReady(css("#pending-list[data-loaded]")),
 		chromedp.Click(css(`a[data-route=sharing]`), chromedp.NodeVisible),
 		chromedp.WaitReady(css(`#share-conn option[value="`+nc.ID+`"]`)),
-		chromedp.WaitReady(css(`#share-source option[value="`+other+`"]`)),
-		choose("#share-conn", nc.ID), choose("#share-source", e.sourceID),
-		chromedp.Click(css("#share-list-tables")), chromedp.WaitVisible(css("#share-pick")))
+		choose("#share-conn", nc.ID), chromedp.WaitVisible(css(spaced)))
 
-	t.Run("the picker shows quoted names and adds the picked table exactly", func(t *testing.T) {
-		labels := value(br, "picker", chromedp.Evaluate[[]string](`[...document.getElementById('share-pick').options].map(o => o.textContent)`))
+	t.Run("the panel shows quoted names and shares the clicked table exactly", func(t *testing.T) {
+		labels := value(br, "tables", chromedp.Evaluate[[]string](`[...document.querySelectorAll('`+panel+` tr[data-table] td.ident')].map(c => c.textContent)`))
 		for _, want := range []string{`"main"."customers"`, `"main"."customers\u0020"`} {
 			if !slices.Contains(labels, want) {
-				t.Errorf("picker %q lacks %q", labels, want)
+				t.Errorf("tables %q lack %q", labels, want)
 			}
 		}
-		br.do("pick", void(chromedp.Evaluate[bool](`(function(){const p=document.getElementById('share-pick');
-			const i=[...p.options].findIndex(o => o.dbeastTable && o.dbeastTable.name === 'customers ');
-			p.selectedIndex=i; p.dispatchEvent(new Event('change')); return i > 0;})()`)),
-			textIs("#share-pick-status", `Picked "main"."customers\u0020"`),
-			choose("#share-new-access", "read_write"), chromedp.Click(css("#share-add-table")))
-		type row struct{ Table, Schema, Name string }
-		rows := value(br, "draft", chromedp.Evaluate[[]row](`[...document.querySelectorAll('#share-tables tr[data-table]')].map(r =>
-			({Table: r.getAttribute('data-table'), Schema: r.cells[0].textContent, Name: r.cells[1].textContent}))`))
-		if want := []row{{"main.customers ", `"main"`, `"customers\u0020"`}}; !slices.Equal(rows, want) {
-			t.Fatalf("draft %+v, want %+v", rows, want)
-		}
-		br.do("save", chromedp.Click(css("#share-save")), textIs("#share-save", "Confirm"),
-			chromedp.Click(css("#share-save")), textIs("#share-status", "Saved."))
+		br.do("save", chromedp.Click(css(spaced+` button[data-level=read_write]`)),
+			chromedp.Click(css(panel+` .share-save`)), textIs(panel+` .share-save`, "Confirm"),
+			chromedp.Click(css(panel+` .share-save`)), textIs(panel+` .share-status`, "Saved."))
 		acc := e.b.EffectiveAccess(nc.ID, e.sourceID)
 		if len(acc.Tables) != 1 || acc.Tables[0].Schema != "main" || acc.Tables[0].Name != "customers " || acc.Tables[0].Access != "read_write" {
 			t.Fatalf("shared %+v, want exactly main.\"customers \" read_write", acc.Tables)
@@ -87,43 +77,50 @@ func TestSharingPicksTheExactTable(t *testing.T) {
 	})
 
 	t.Run("a confirm armed for one connection does not save another", func(t *testing.T) {
-		br.do("arm", choose("#share-level", "read_write"), chromedp.Click(css("#share-save")), textIs("#share-save", "Confirm"),
-			choose("#share-conn", "all"), choose("#share-level", "read_write"))
+		br.do("arm", choose(panel+` .share-level`, "read_write"), chromedp.Click(css(panel+` .share-save`)), textIs(panel+` .share-save`, "Confirm"),
+			choose("#share-conn", "all"), chromedp.WaitVisible(css(panel+` .share-level`)), choose(panel+` .share-level`, "read_write"))
 		// At once, well within the confirm time: the button is a plain Save
 		// again, and one click arms it for All agents instead of saving.
-		if txt := value(br, "save button", chromedp.TextContent(css("#share-save"))); txt != "Save sharing" {
+		if txt := value(br, "save button", chromedp.TextContent(css(panel+` .share-save`))); txt != "Save" {
 			t.Errorf("after changing the connection the button reads %q", txt)
 		}
-		br.do("click", chromedp.Click(css("#share-save")), textIs("#share-save", "Confirm"), chromedp.Sleep(300*time.Millisecond))
+		br.do("click", chromedp.Click(css(panel+` .share-save`)), textIs(panel+` .share-save`, "Confirm"), chromedp.Sleep(300*time.Millisecond))
 		var list []struct {
 			ConnectionID string `json:"connection_id"`
+			SourceID     string `json:"source_id"`
+			Level        string `json:"database_level"`
 		}
 		e.api("GET", "/api/sharing", nil, &list)
 		for _, s := range list {
-			if s.ConnectionID == "all" {
+			if s.ConnectionID == "all" && s.SourceID == e.sourceID && s.Level == "read_write" {
 				t.Fatalf("one click after changing the connection shared with All agents: %+v", list)
 			}
 		}
 		// Changing the level takes the confirm back too.
-		br.do("level", choose("#share-level", "read"), textIs("#share-save", "Save sharing"))
+		br.do("level", choose(panel+` .share-level`, "read"), textIs(panel+` .share-save`, "Save"))
+		if txt := value(br, "save button", chromedp.TextContent(css(panel+` .share-save`))); txt != "Save" {
+			t.Errorf("after changing the level the button reads %q", txt)
+		}
 	})
 
-	t.Run("a late table listing of another source is dropped", func(t *testing.T) {
-		// The listing of the fixture source answers late; meanwhile the
-		// person chooses the other source.
-		br.do("slow listing", void(chromedp.Evaluate[bool](`(function(){const f=window.fetch;
+	t.Run("a late table listing fills only its own source's panel", func(t *testing.T) {
+		// A fresh page lists the tables again; the fixture source's
+		// listing answers late.
+		otherPanel := `.share-src[data-source-id="` + other + `"]`
+		br.do("reload", chromedp.Reload(), chromedp.WaitReady(css(`#share-conn option[value="`+nc.ID+`"]`)),
+			void(chromedp.Evaluate[bool](`(function(){const f=window.fetch;
 			window.fetch=function(u,o){ if (String(u).indexOf('/tables') >= 0 && String(u).indexOf(`+jsString(e.sourceID)+`) >= 0)
 				return new Promise(function(r){ setTimeout(function(){ r(f(u,o)); }, 800); }); return f(u,o); }; return true;})()`)),
-			choose("#share-source", e.sourceID), chromedp.Click(css("#share-list-tables")),
-			choose("#share-source", other), chromedp.Sleep(1500*time.Millisecond))
-		type pick struct {
-			Hidden bool
-			Labels []string
+			choose("#share-conn", nc.ID), chromedp.WaitVisible(css(otherPanel+` tr[data-table]`)),
+			chromedp.WaitVisible(css(panel+` tr[data-table="main.orders"]`)))
+		rows := func(sel string) []string {
+			return value(br, "rows", chromedp.Evaluate[[]string](`[...document.querySelectorAll('`+sel+` tr[data-table]')].map(r => r.getAttribute('data-table'))`))
 		}
-		p := value(br, "picker", chromedp.Evaluate[pick](`({Hidden: document.getElementById('share-pick').hidden,
-			Labels: [...document.getElementById('share-pick').options].map(o => o.textContent)})`))
-		if !p.Hidden || len(p.Labels) != 0 {
-			t.Fatalf("picker after a late listing of the source no longer chosen: %+v", p)
+		if got := rows(otherPanel); !slices.Equal(got, []string{"main.elsewhere"}) {
+			t.Fatalf("the other source's panel lists %q", got)
+		}
+		if got := rows(panel); slices.Contains(got, "main.elsewhere") || !slices.Contains(got, "main.orders") {
+			t.Fatalf("the fixture's panel lists %q", got)
 		}
 	})
 

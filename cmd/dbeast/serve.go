@@ -89,7 +89,12 @@ func defaultStateDir() string {
 }
 
 func (f *serveFlags) config() broker.Config {
-	return broker.Config{ConsoleHandler: consoleapi.NewHandler, StateDir: f.stateDir, Listen: f.listen, Console: f.console, Drivers: engineDrivers(), Logger: f.logger()}
+	tokenFile := f.tokenFile
+	if abs, err := filepath.Abs(tokenFile); err == nil && tokenFile != "" {
+		tokenFile = abs
+	}
+	return broker.Config{ConsoleHandler: consoleapi.NewHandler, StateDir: f.stateDir, Listen: f.listen, Console: f.console, Drivers: engineDrivers(), Logger: f.logger(),
+		ConsoleTokenFile: tokenFile}
 }
 
 // engineDrivers are the engines the broker runs requests with, by kind.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 
 	"github.com/dbeast/dbeast/broker"
 )
@@ -52,6 +53,9 @@ func (x *serveExtras) logger(cfg broker.Config, f *serveFlags) (broker.Config, e
 			return cfg, errors.New("--log-file: cannot open the file")
 		}
 		out = fh // open for the life of the process
+		if abs, err := filepath.Abs(x.logFile); err == nil {
+			cfg.LogLocation = abs
+		}
 	}
 	lvl, _ := f.level()
 	opts := &slog.HandlerOptions{Level: lvl}

@@ -67,7 +67,7 @@
     return true;
   }
 
-  const SIGN_IN_HELP = "Open a new sign-in link (Open console in the tray gives one; each link works once), or sign in below with the console API token dbeast printed.";
+  const SIGN_IN_HELP = "Run dbeast console in a terminal for a fresh sign-in link (Open console in the tray gives one too; each link works once), or sign in below with the console API token.";
 
   // ---- helpers -----------------------------------------------------------
   function $(id) { return document.getElementById(id); }
@@ -208,7 +208,7 @@
   // status sets a status line beside a form. It stays until the next
   // action on that form.
   function status(id, msg, bad) {
-    const s = $(id);
+    const s = typeof id === "string" ? $(id) : id;
     s.textContent = msg || "";
     s.classList.toggle("bad", !!bad);
   }
@@ -236,7 +236,9 @@
       btn.textContent = text;
       btn.classList.remove("confirming");
       btn.disabled = true;
-      try { await act(); } finally { btn.disabled = false; }
+      // dbeastHeld keeps a button off that act's outcome made pointless
+      // (Stop server once the server is stopped).
+      try { await act(); } finally { btn.disabled = !!btn.dbeastHeld; }
     });
     return btn;
   }
@@ -287,6 +289,7 @@
       // Only a notice about the link to dbeast goes by itself once dbeast
       // answers; any other stays until the person closes it.
       clearNotice("link");
+      document.body.classList.remove("signed-out");
     }
     let data = null;
     const ct = resp.headers.get("Content-Type") || "";
@@ -307,13 +310,19 @@
 
   // ---- routing -----------------------------------------------------------
   let route = "pending";
+  // A route may name a request: #/activity/req_… opens the Activity
+  // page searching for it (the link under an allowed request's outcome).
+  let routeRequest = "";
   function currentRoute() {
-    const m = /^#\/([a-z]+)$/.exec(location.hash);
+    const m = /^#\/([a-z]+)(?:\/(req_[A-Za-z0-9_-]{1,80}))?$/.exec(location.hash);
+    routeRequest = m && m[2] ? m[2] : "";
     return m && ROUTES.indexOf(m[1]) >= 0 ? m[1] : "pending";
   }
 
   function show() {
     route = currentRoute();
+    // Opening the sharing page reads each source's tables afresh.
+    if (route === "sharing") proven.clear();
     for (const r of ROUTES) $("page-" + r).hidden = r !== route;
     for (const a of document.querySelectorAll("nav a")) a.classList.toggle("active", a.dataset.route === route);
     refreshPage();
@@ -337,11 +346,16 @@
   const SCOPE_LABELS = {
     once: "Only this request",
     table: "This table, for the rest of the session",
+    tables: "These tables, for the rest of the session",
     source: "Read this source, for the rest of the session",
     document: "This document snapshot, for the rest of the session",
     full_sql: "Full SQL with the connection's privileges, for the rest of the session",
   };
   const WRITE_SCOPES = { full_sql: true };
+  // SCOPE_NOTES say what a scope grants when its label cannot.
+  const SCOPE_NOTES = {
+    tables: "a read grant on each table, as if each were allowed alone: later reads of one of these tables run without asking; a read that joins them asks again",
+  };
   const OP_NAMES = {
     read: "read", insert: "write: INSERT", update: "write: UPDATE", delete: "write: DELETE",
     full: "full SQL", metadata: "metadata", document: "document read",
@@ -566,6 +580,85 @@
     return Array.from(seen);
   }
 
+  // columnsField lists, per table, the columns the statement names (from
+  // the verifier's verdict), flagging names that look personal. The
+  // broker's fixed list decides the flag (broker.PersonalColumnWords).
+  function columnsField(q) {
+    const box = el("div", { cls: "colsets" });
+    for (const tc of q.columns) {
+      const cols = Array.isArray(tc.columns) ? tc.columns : [];
+      const line = el("div", { cls: "cols", attrs: { "data-columns-of": String(tc.table) } }, [dataSpan(tc.table), el("span", { cls: "muted", text: ":" })]);
+      if (!cols.length) line.appendChild(el("span", { cls: "muted", text: "no column named (a * reads them all)" }));
+      for (const c of cols) {
+        const chip = el("span", { cls: "col" + (c.personal ? " personal" : ""), attrs: { "data-column": String(c.name) } }, [dataSpan(c.name, "")]);
+        if (c.personal) chip.appendChild(el("span", { cls: "flag", text: "looks personal", title: "the name contains a word of dbeast's personal-data list" }));
+        line.appendChild(chip);
+      }
+      box.appendChild(line);
+    }
+    if (q.columns_partial) box.appendChild(el("div", { cls: "muted cols-partial", text: "It may read more columns than listed: a * reads every column of its table, and in a join a column not tied to one table is not listed." }));
+    return field("Columns read", box);
+  }
+
+  // documentField shows the document a read takes text from: its file
+  // name, size, the range asked for and the first lines of it, as data.
+  function documentField(d) {
+    const size = Number(d.bytes), off = Number(d.offset), len = Number(d.length);
+    const box = el("div", { cls: "docview" }, [
+      el("div", {}, [dataSpan(d.file_name), el("span", { cls: "muted", text: " · " + size + " bytes · this read: bytes " + off + " to " + (off + len) + " (" + len + " bytes)" })]),
+      el("div", { cls: "label", text: "First lines of the range (data, not instructions)" }),
+    ]);
+    const pre = fillData(el("pre", { cls: "data preview" }), d.preview || "");
+    if (d.preview_cut) pre.appendChild(el("span", { cls: "ctl gap", text: "⟨more in the range⟩" }));
+    box.appendChild(pre);
+    return field("Document", box);
+  }
+
+  // followOutcome waits for an allowed request to end and then says how:
+  // its status, rows and whether a limit cut them, with a link to its
+  // Activity entry. The box stays until the person closes it.
+  const TERMINAL = { completed: true, failed: true, denied: true, revoked: true, expired: true, cancelled: true, outcome_unknown: true, result_expired: true, completed_result_revoked: true };
+  async function followOutcome(id, sum) {
+    const box = el("div", { cls: "panel outcome-box", attrs: { "data-outcome-id": id, role: "status" } });
+    const text = el("span", { text: "Allowed: waiting for it to run…" });
+    box.appendChild(text);
+    $("pending-outcomes").prepend(box);
+    while ($("pending-outcomes").children.length > 3) $("pending-outcomes").lastChild.remove();
+    let q = null, last = "";
+    for (let i = 0; i < 100; i++) {
+      const r = await api("GET", "/api/requests/" + encodeURIComponent(id));
+      if (r.status === 200 && r.body && TERMINAL[r.body.status]) { q = r.body; break; }
+      if (r.status === 200 && r.body) last = String(r.body.status);
+      if (r.status === 404 || r.status === 0) { last = ""; break; }
+      await new Promise(function (res) { setTimeout(res, 200); });
+    }
+    clear(box);
+    const ok = q && q.status === "completed";
+    box.classList.toggle("bad", !ok);
+    box.appendChild(el("strong", { text: "Allowed " }));
+    box.appendChild(dataSpan(sum.conn));
+    box.appendChild(document.createTextNode(" · " + sum.kind + " on "));
+    box.appendChild(dataSpan(sum.alias));
+    let what;
+    if (!q && last) what = " — still " + last.replace(/_/g, " ") + "; Activity will show how it ends.";
+    else if (!q) what = " — dbeast no longer lists it, so its outcome is not known here.";
+    else {
+      const o = q.outcome || {};
+      what = " — " + String(q.status).replace(/_/g, " ");
+      if (typeof o.rows === "number") what += ", " + o.rows + (o.rows === 1 ? " row" : " rows");
+      if (typeof o.affected_rows === "number") what += ", " + o.affected_rows + " rows changed";
+      if (typeof o.bytes === "number") what += ", " + o.bytes + " bytes";
+      if (ok) what += o.truncated ? ", truncated by a limit" : ", not truncated";
+      if (!ok && q.error_code) what += " (" + q.error_code + ")";
+      what += ".";
+    }
+    box.appendChild(el("span", { cls: "outcome-text", text: what }));
+    box.appendChild(document.createTextNode(" "));
+    box.appendChild(el("a", { text: "See it in Activity", attrs: { href: "#/activity/" + id, "data-activity-link": id } }));
+    box.appendChild(document.createTextNode(" "));
+    box.appendChild(el("button", { type: "button", cls: "small", text: "Close", onclick: function () { box.remove(); } }));
+  }
+
   function buildCard(q) {
     const id = String(q.id);
     const readOnly = q.read_only === true;
@@ -574,6 +667,7 @@
     card.dbeastCreated = Date.parse(q.created_at);
     card.dbeastDeadline = Date.parse(q.decision_deadline);
     card.dbeastFull = isFull;
+    card.dbeastSummary = { conn: q.connection_label || q.connection_id || "", alias: q.alias || "", kind: OP_NAMES[q.op_kind] || "other" };
 
     // The person-named connection leads; what the agent says about itself
     // follows, in the foreign style of agent text.
@@ -587,9 +681,11 @@
       el("span", { cls: "age" }),
     ]);
     card.appendChild(head);
-    card.appendChild(field("Agent says", el("span", { cls: "foreign" }, [
-      dataSpan(q.client_label ? q.client_label : "(nothing)", "agent"),
-      el("span", { cls: "tag unverified", text: "agent-supplied, not verified" }),
+    // The session's label is a name the agent gave its session at
+    // begin_session: shown as that, never as a message.
+    card.appendChild(field("Session label", el("span", { cls: "foreign" }, [
+      dataSpan(q.client_label ? q.client_label : "(none)", "agent"),
+      el("span", { cls: "tag unverified", text: "chosen by the agent, not verified" }),
     ])));
     card.appendChild(field("Operation", dataSpan(q.operation)));
     const tables = Array.isArray(q.tables) ? q.tables : [];
@@ -607,7 +703,8 @@
     }
     if (writes.length) card.appendChild(field("Writes", dataSpan(writes.join(", "))));
     if (tables.length) card.appendChild(field("Tables", dataSpan(tables.join(", "))));
-    card.appendChild(field("Session", dataSpan(q.session_id)));
+    if (Array.isArray(q.columns) && q.columns.length) card.appendChild(columnsField(q));
+    if (q.document) card.appendChild(documentField(q.document));
 
     const text = String(q.statement == null ? "" : q.statement);
     const lines = text.split("\n");
@@ -657,7 +754,9 @@
       fillStatement(pre, text);
     }
     const n = lines.length;
-    card.appendChild(el("div", { cls: "muted stmt-size", text: n + (n === 1 ? " line, " : " lines, ") + Array.from(text).length + " characters" }));
+    // The size of the statement; a document read's is its range, shown
+    // above with the document.
+    if (q.op_kind !== "document") card.appendChild(el("div", { cls: "muted stmt-size", text: "statement: " + n + (n === 1 ? " line, " : " lines, ") + Array.from(text).length + " characters" }));
 
     if (isFull) {
       card.appendChild(el("p", { cls: "warn full", text: FULL_SQL_WARNING + (q.source_kind === "mysql" ? " " + MYSQL_WARNING : "") }));
@@ -673,7 +772,8 @@
       seen[s] = true;
       const input = el("input", { type: "radio", attrs: { name: "scope-" + id, value: s } });
       if (s === "once") input.checked = true; // the default; full SQL never is
-      scopes.appendChild(el("label", { cls: "scope" + (s === "full_sql" ? " scope-full" : "") }, [input, document.createTextNode(" " + SCOPE_LABELS[s])]));
+      scopes.appendChild(el("label", { cls: "scope" + (s === "full_sql" ? " scope-full" : "") }, [input, document.createTextNode(" " + SCOPE_LABELS[s]),
+        s === "tables" ? el("span", { cls: "muted", text: " (" + tables.length + " tables: " + visibleText(tables.join(", ")) + ") — " + SCOPE_NOTES.tables }) : null]));
     }
     card.appendChild(scopes);
 
@@ -757,6 +857,7 @@
     }
     if (r.status === 200) {
       if (cards.has(id)) leave(card, id, action === "allow" ? "Allowed." : "Denied.");
+      if (action === "allow") followOutcome(id, card.dbeastSummary);
       pollPending();
       return;
     }
@@ -908,8 +1009,76 @@
   }
 
   // ---- sharing -----------------------------------------------------------
+  // One screen per connection (or All agents): a panel per source with
+  // its database level and a level control for each table dbeast proved
+  // on it (GET /api/sources/{id}/tables). Edits are drafts until the
+  // panel's Save, and a panel with unsaved changes says so. A save that
+  // narrows anything, or lets the agent change data, takes a second
+  // click: narrowing revokes (the contract's rule, applied by the broker).
   let sharing = [];
-  let draftTables = [];
+  const drafts = new Map(); // connection \0 source -> {level, tables: Map "schema\0name" -> {schema, name, access}}
+  const proven = new Map(); // source id -> {tables: [...]} or {error: text}
+  let presetConn = ""; // a connection to open the page on ("Share a source with it now")
+  const LEVELS = [
+    { value: "none", label: "none (not shared)" },
+    { value: "ask", label: "ask (catalog only, every access prompts)" },
+    { value: "read", label: "read (read this database)" },
+    { value: "read_write", label: "read_write (full SQL: may change any data)" },
+  ];
+  const LEVEL_RANK = { none: 0, ask: 1, read: 2, read_write: 3 };
+  const TABLE_RANK = { none: 0, read: 1, read_write: 2 };
+
+  // markSharingNav marks the Sharing tab while any draft is unsaved, so
+  // changes left on another page are not forgotten.
+  function markSharingNav() {
+    let any = false;
+    for (const k of drafts.keys()) {
+      const [conn, src] = k.split("\u0000");
+      if (diff(conn, src).changed) { any = true; break; }
+    }
+    $("share-unsaved-nav").hidden = !any;
+  }
+
+  function tkey(schema, name) { return schema + "\u0000" + name; }
+
+  function savedEntry(conn, srcID) {
+    return sharing.find(function (e) { return e.connection_id === conn && e.source_id === srcID; });
+  }
+
+  // savedDraft is the saved sharing of conn on srcID in draft form.
+  function savedDraft(conn, srcID) {
+    const e = savedEntry(conn, srcID);
+    const tables = new Map();
+    for (const t of (e && e.tables) || []) tables.set(tkey(t.schema, t.name), { schema: t.schema, name: t.name, access: t.access });
+    return { level: e ? e.database_level : "none", tables: tables };
+  }
+
+  function draftOf(conn, srcID) {
+    const k = conn + "\u0000" + srcID;
+    if (!drafts.has(k)) drafts.set(k, savedDraft(conn, srcID));
+    return drafts.get(k);
+  }
+
+  // diff compares a draft with what is saved: whether anything changed,
+  // whether it narrows (a lower level or a table taken away), and whether
+  // it lets the agent change data it could not change before.
+  function diff(conn, srcID) {
+    const d = draftOf(conn, srcID), s = savedDraft(conn, srcID);
+    let changed = d.level !== s.level, narrows = LEVEL_RANK[d.level] < LEVEL_RANK[s.level];
+    let writes = d.level === "read_write" && s.level !== "read_write";
+    for (const [k, t] of s.tables) {
+      const now = d.tables.get(k);
+      const acc = now ? now.access : "none";
+      if (acc !== t.access) changed = true;
+      if (TABLE_RANK[acc] < TABLE_RANK[t.access]) narrows = true;
+    }
+    for (const [k, t] of d.tables) {
+      const was = s.tables.get(k);
+      if (!was) changed = true;
+      if (t.access === "read_write" && (!was || was.access !== "read_write")) writes = true;
+    }
+    return { changed: changed, narrows: narrows, writes: writes };
+  }
 
   async function loadSharing() {
     await loadLists();
@@ -919,11 +1088,12 @@
     fillSelect($("share-conn"), [{ value: "", label: "choose a connection" }, { value: "all", label: "All agents" }].concat(connections.map(function (c) {
       return { value: c.connection_id, label: c.label || c.connection_id };
     })), true);
-    fillSelect($("share-source"), sources.map(function (s) {
-      return { value: s.source_id, label: s.alias + " (" + s.kind + (s.read_only ? ", read only" : "") + ")" };
-    }), true);
+    if (presetConn && connections.some(function (c) { return c.connection_id === presetConn; })) {
+      $("share-conn").value = presetConn;
+      presetConn = "";
+    }
     renderCurrentSharing();
-    loadDraft();
+    renderSharePanels();
   }
 
   function renderCurrentSharing() {
@@ -932,170 +1102,173 @@
     for (const e of sharing) {
       const src = sourceOf(e.source_id);
       const tables = (e.tables || []).map(function (t) { return tableName(t.schema, t.name) + " (" + t.access + ")"; }).join(", ");
-      body.appendChild(el("tr", {}, [
+      body.appendChild(el("tr", { attrs: { "data-share": e.connection_id + ":" + e.source_id } }, [
         el("td", {}, [dataSpan(connLabel(e.connection_id))]),
         el("td", {}, [dataSpan(src ? src.alias : e.source_id)]),
         el("td", { text: e.database_level }),
         el("td", { text: tables || "—" }),
+        el("td", { cls: "actions" }, [
+          el("button", { type: "button", text: "Edit", attrs: { "data-action": "edit-share" }, onclick: function () {
+            $("share-conn").value = e.connection_id;
+            renderSharePanels();
+            const p = document.querySelector('.share-src[data-source-id="' + CSS.escape(e.source_id) + '"]');
+            if (p) p.scrollIntoView({ block: "start" });
+          } }),
+          confirmClick(el("button", { type: "button", cls: "danger", text: "Remove", attrs: { "data-action": "remove-share" } }),
+            "Confirm remove: revokes grants and requests", async function () {
+              const rr = await api("PUT", "/api/sharing", { connection_id: e.connection_id, source_id: e.source_id, database_level: "none", tables: [] });
+              status("share-current-status", rr.status === 200 ? "Removed." : errorText(rr, "Removing failed"), rr.status !== 200);
+              drafts.delete(e.connection_id + "\u0000" + e.source_id);
+              await loadSharing();
+            }),
+        ]),
       ]));
     }
-    if (!sharing.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: "Nothing is shared.", attrs: { colspan: "4" } })]));
+    if (!sharing.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: "Nothing is shared.", attrs: { colspan: "5" } })]));
   }
 
-  function loadDraft() {
+  function renderSharePanels() {
+    const box = $("share-sources");
+    clear(box);
     const conn = $("share-conn").value;
-    const srcID = $("share-source").value;
-    const entry = sharing.find(function (e) { return e.connection_id === conn && e.source_id === srcID; });
-    $("share-level").value = entry ? entry.database_level : "none";
-    draftTables = entry ? (entry.tables || []).map(function (t) { return { schema: t.schema, name: t.name, access: t.access }; }) : [];
-    const src = sourceOf(srcID);
-    const ro = !!(src && src.read_only);
-    for (const sel of [$("share-level"), $("share-new-access")]) {
-      for (const o of sel.options) if (o.value === "read_write") o.disabled = ro;
-    }
-    renderDraft();
-    status("share-status", "");
+    status("share-conn-status", "");
+    if (!conn) { box.appendChild(el("p", { cls: "empty", text: "Choose a connection (or All agents) to see and change what it may read." })); return; }
+    if (!sources.length) { box.appendChild(el("p", { cls: "empty", text: "No source yet: add one on Sources & documents." })); return; }
+    for (const s of sources) box.appendChild(sharePanel(conn, s));
   }
 
-  function renderDraft() {
-    const body = $("share-tables");
-    clear(body);
-    const src = sourceOf($("share-source").value);
-    const ro = !!(src && src.read_only);
-    draftTables.forEach(function (t, i) {
-      const sel = el("select", { attrs: { "aria-label": "access of " + tableName(t.schema, t.name) } });
-      for (const v of ["read", "read_write"]) {
-        const o = el("option", { text: v });
-        o.value = v;
-        o.disabled = ro && v === "read_write";
-        sel.appendChild(o);
+  // sharePanel is one source's sharing for conn.
+  function sharePanel(conn, s) {
+    const d = draftOf(conn, s.source_id);
+    const ro = !!s.read_only;
+    const panel = el("div", { cls: "panel share-src", attrs: { "data-source-id": s.source_id } });
+    const unsaved = el("span", { cls: "unsaved", text: "Unsaved changes" });
+    const st = el("span", { cls: "status share-status" });
+    panel.appendChild(el("h2", {}, [dataSpan(s.alias), el("span", { cls: "muted", text: " " + s.kind + (ro ? " · read only" : "") + " " }), unsaved]));
+    const level = el("select", { cls: "share-level", attrs: { "aria-label": "database level of " + visibleText(s.alias) } });
+    for (const l of LEVELS) {
+      const o = el("option", { text: l.label });
+      o.value = l.value;
+      o.disabled = ro && l.value === "read_write";
+      level.appendChild(o);
+    }
+    level.value = d.level;
+    const tbody = el("tbody");
+    const save = el("button", { type: "button", cls: "primary share-save", text: "Save" });
+    const discard = el("button", { type: "button", cls: "share-discard", text: "Discard changes" });
+    let confirmUntil = 0, confirmTimer = 0;
+    function disarm() {
+      confirmUntil = 0;
+      clearTimeout(confirmTimer);
+      save.textContent = "Save";
+      save.classList.remove("confirming");
+    }
+    function mark() {
+      const df = diff(conn, s.source_id);
+      unsaved.hidden = !df.changed;
+      save.disabled = !df.changed;
+      discard.hidden = !df.changed;
+      disarm();
+      markSharingNav();
+    }
+    level.addEventListener("change", function () { d.level = level.value; mark(); });
+    panel.appendChild(el("div", { cls: "row" }, [el("label", {}, [document.createTextNode("Database level "), level])]));
+    // A connection also has what All agents has (the union applies).
+    const all = conn !== "all" ? savedEntry("all", s.source_id) : null;
+    if (all && (all.database_level !== "none" || (all.tables || []).length)) {
+      const ts = (all.tables || []).map(function (t) { return tableName(t.schema, t.name) + " (" + t.access + ")"; }).join(", ");
+      panel.appendChild(el("p", { cls: "hint share-all", text: "All agents also gives it: database level " + all.database_level + (ts ? "; tables " + ts : "") + ". The higher of the two applies." }));
+    }
+    panel.appendChild(el("div", { cls: "table-wrap" }, [el("table", { cls: "grid" }, [
+      el("thead", {}, [el("tr", {}, [el("th", { text: "Table" }), el("th", { text: "Access" })])]),
+      tbody,
+    ])]));
+    function tableRow(schema, name, kind) {
+      const k = tkey(schema, name);
+      const group = el("span", { cls: "levels", attrs: { role: "group", "aria-label": "access of " + tableName(schema, name) } });
+      function paint() {
+        const cur = d.tables.has(k) ? d.tables.get(k).access : "none";
+        for (const b of group.children) b.setAttribute("aria-pressed", String(b.dataset.level === cur));
       }
-      sel.value = t.access;
-      sel.addEventListener("change", function () { t.access = sel.value; disarmSave(); });
-      body.appendChild(el("tr", { attrs: { "data-table": t.schema + "." + t.name } }, [
-        el("td", { cls: "ident", text: quotedName(t.schema) }),
-        el("td", { cls: "ident", text: quotedName(t.name) }),
-        el("td", {}, [sel]),
-        el("td", {}, [el("button", { type: "button", text: "Remove", onclick: function () { draftTables.splice(i, 1); disarmSave(); renderDraft(); } })]),
-      ]));
+      for (const v of ["none", "read", "read_write"]) {
+        const b = el("button", { type: "button", text: v, attrs: { "data-level": v } });
+        b.disabled = ro && v === "read_write";
+        b.addEventListener("click", function () {
+          if (v === "none") d.tables.delete(k); else d.tables.set(k, { schema: schema, name: name, access: v });
+          paint();
+          mark();
+        });
+        group.appendChild(b);
+      }
+      paint();
+      return el("tr", { attrs: { "data-table": schema + "." + name } }, [
+        el("td", { cls: "ident", text: tableName(schema, name) + (kind && kind !== "table" ? " (" + kind + ")" : "") }),
+        el("td", {}, [group]),
+      ]);
+    }
+    function fillTables() {
+      clear(tbody);
+      const p = proven.get(s.source_id);
+      const listed = new Set();
+      if (p && Array.isArray(p.tables)) {
+        for (const t of p.tables) { listed.add(tkey(t.schema, t.name)); tbody.appendChild(tableRow(String(t.schema), String(t.name), t.kind)); }
+      }
+      // Shared tables the catalog no longer lists (gone, or not proven
+      // now) stay editable.
+      for (const [k, t] of d.tables) if (!listed.has(k)) tbody.appendChild(tableRow(t.schema, t.name, "not listed now"));
+      if (!tbody.children.length) {
+        tbody.appendChild(el("tr", {}, [el("td", { cls: "empty", attrs: { colspan: "2" },
+          text: p ? (p.error ? "The tables cannot be listed now: " + p.error : "No eligible table.") : "Reading the catalog…" })]));
+      }
+    }
+    fillTables();
+    if (!proven.has(s.source_id)) {
+      api("GET", "/api/sources/" + encodeURIComponent(s.source_id) + "/tables").then(function (r) {
+        proven.set(s.source_id, r.status === 200 && r.body && Array.isArray(r.body.tables) ? { tables: r.body.tables } : { error: errorText(r, "listing failed") });
+        if (panel.isConnected) fillTables();
+      });
+    }
+    discard.addEventListener("click", function () {
+      drafts.delete(conn + "\u0000" + s.source_id);
+      const fresh = sharePanel(conn, s);
+      panel.replaceWith(fresh);
     });
-    if (!draftTables.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: "No table is shared on its own.", attrs: { colspan: "4" } })]));
+    save.addEventListener("click", async function () {
+      const df = diff(conn, s.source_id);
+      if (!df.changed) return;
+      if ((df.narrows || df.writes) && Date.now() > confirmUntil) {
+        confirmUntil = Date.now() + CONFIRM_MS;
+        save.textContent = df.narrows ? "Confirm: narrow and revoke" : "Confirm: allow changing data";
+        save.classList.add("confirming");
+        const who = visibleText(connLabel(conn));
+        status(st, (df.narrows ? "This narrows what " + who + " may read: its session grants on this source are revoked and its pending, running and completed requests there end as revoked. " : "") +
+          (df.writes ? "This lets " + who + " change data without asking. " : "") + "Click again to confirm.", true);
+        clearTimeout(confirmTimer);
+        confirmTimer = setTimeout(disarm, CONFIRM_MS);
+        return;
+      }
+      disarm();
+      const r = await api("PUT", "/api/sharing", {
+        connection_id: conn, source_id: s.source_id, database_level: d.level, tables: Array.from(d.tables.values()),
+      });
+      if (r.status === 200) {
+        drafts.delete(conn + "\u0000" + s.source_id);
+        const rr = await api("GET", "/api/sharing");
+        if (rr.status === 200 && Array.isArray(rr.body)) sharing = rr.body;
+        renderCurrentSharing();
+        const fresh = sharePanel(conn, s);
+        panel.replaceWith(fresh);
+        status(fresh.querySelector(".share-status"), df.narrows ? "Saved; grants and requests on this source were revoked." : "Saved.");
+      } else {
+        status(st, errorText(r, "Saving failed"), true);
+      }
+    });
+    panel.appendChild(el("div", { cls: "row" }, [save, discard, st]));
+    mark();
+    return panel;
   }
 
-  $("share-conn").addEventListener("change", function () { disarmSave(); loadDraft(); });
-  $("share-source").addEventListener("change", function () { disarmSave(); loadDraft(); resetPick(); });
-  $("share-level").addEventListener("change", disarmSave);
-
-  // The table picker lists the source's tables that dbeast proved
-  // eligible (GET /api/sources/{id}/tables); typing a name stays possible.
-  // picked is the table object last chosen in the picker: it is what Add
-  // table adds, exactly (never trimmed), while the fields still show it.
-  let picked = null;
-  let pickSeq = 0; // the tables listing in flight; older replies are dropped
-  function resetPick() {
-    pickSeq++;
-    picked = null;
-    $("share-pick").hidden = true;
-    clear($("share-pick"));
-    status("share-pick-status", "");
-  }
-  $("share-list-tables").addEventListener("click", async function () {
-    const srcID = $("share-source").value;
-    if (!srcID) { status("share-pick-status", "Add a source first.", true); return; }
-    status("share-pick-status", "Reading the catalog…");
-    const seq = ++pickSeq;
-    const r = await api("GET", "/api/sources/" + encodeURIComponent(srcID) + "/tables");
-    // A reply for a source no longer chosen (or a listing started again)
-    // must not fill the picker.
-    if (seq !== pickSeq || $("share-source").value !== srcID) return;
-    if (r.status !== 200 || !r.body || !Array.isArray(r.body.tables)) {
-      status("share-pick-status", errorText(r, "Listing the tables failed"), true);
-      return;
-    }
-    const pick = $("share-pick");
-    clear(pick);
-    const none = el("option", { text: "pick a table (" + r.body.tables.length + ")" });
-    none.value = "";
-    pick.appendChild(none);
-    r.body.tables.forEach(function (t, i) {
-      const o = el("option", { text: tableName(t.schema, t.name) + (t.kind && t.kind !== "table" ? " (" + t.kind + ")" : "") });
-      o.value = String(i);
-      o.dbeastTable = t;
-      pick.appendChild(o);
-    });
-    pick.hidden = false;
-    status("share-pick-status", r.body.tables.length ? "" : "No eligible table.");
-  });
-  $("share-pick").addEventListener("change", function () {
-    const o = $("share-pick").selectedOptions[0];
-    if (!o || !o.dbeastTable) { picked = null; return; }
-    picked = { schema: String(o.dbeastTable.schema), name: String(o.dbeastTable.name) };
-    $("share-new-schema").value = picked.schema;
-    $("share-new-name").value = picked.name;
-    status("share-pick-status", "Picked " + tableName(picked.schema, picked.name));
-  });
-  $("share-add-table").addEventListener("click", function () {
-    // A picked table is added as the catalog named it; only a name the
-    // person typed is trimmed.
-    let schema = $("share-new-schema").value, name = $("share-new-name").value;
-    if (!(picked && picked.schema === schema && picked.name === name)) {
-      schema = schema.trim();
-      name = name.trim();
-    }
-    if (!schema || !name) { status("share-status", "A table needs a schema and a name.", true); return; }
-    if (draftTables.some(function (t) { return t.schema === schema && t.name === name; })) {
-      status("share-status", "That table is already listed.", true);
-      return;
-    }
-    draftTables.push({ schema: schema, name: name, access: $("share-new-access").value });
-    disarmSave();
-    $("share-new-schema").value = "";
-    $("share-new-name").value = "";
-    picked = null;
-    status("share-pick-status", "");
-    status("share-status", "Not saved yet.");
-    renderDraft();
-  });
-  // Saving full SQL (a read_write level or table) is a destructive
-  // choice: it takes the confirm step.
-  let shareConfirmUntil = 0;
-  let shareConfirmTimer = 0;
-  // disarmSave takes back an armed "Confirm": a confirm given for one
-  // connection, source or level must not save another.
-  function disarmSave() {
-    shareConfirmUntil = 0;
-    clearTimeout(shareConfirmTimer);
-    $("share-save").textContent = "Save sharing";
-    $("share-save").classList.remove("confirming");
-  }
-  $("share-save").addEventListener("click", async function () {
-    const srcID = $("share-source").value;
-    if (!$("share-conn").value) { status("share-status", "Choose a connection (or All agents) first.", true); return; }
-    if (!srcID) { status("share-status", "Add a source first.", true); return; }
-    const writes = $("share-level").value === "read_write" || draftTables.some(function (t) { return t.access === "read_write"; });
-    if (writes && Date.now() > shareConfirmUntil) {
-      shareConfirmUntil = Date.now() + CONFIRM_MS;
-      $("share-save").textContent = "Confirm: allow full SQL / writes";
-      $("share-save").classList.add("confirming");
-      status("share-status", "This lets " + visibleText(connLabel($("share-conn").value)) + " change data without asking. Click again to confirm.", true);
-      clearTimeout(shareConfirmTimer);
-      shareConfirmTimer = setTimeout(disarmSave, CONFIRM_MS);
-      return;
-    }
-    disarmSave();
-    const r = await api("PUT", "/api/sharing", {
-      connection_id: $("share-conn").value,
-      source_id: srcID,
-      database_level: $("share-level").value,
-      tables: draftTables,
-    });
-    if (r.status === 200) {
-      await loadSharing();
-      status("share-status", "Saved.");
-    } else {
-      status("share-status", errorText(r, "Saving failed"), true);
-    }
-  });
+  $("share-conn").addEventListener("change", renderSharePanels);
 
   // ---- connections -------------------------------------------------------
   async function loadConnections() {
@@ -1169,7 +1342,17 @@
     $("conn-label").value = "";
     showSnippets(r.body.snippets, r.body.client_config);
     $("conn-config-box").hidden = false;
+    // What comes next: the new connection sees nothing until a source is
+    // shared with it.
+    newConn = String(r.body.connection_id || "");
+    $("conn-next").hidden = !newConn;
     loadConnections();
+  });
+  let newConn = "";
+  $("conn-share-now").addEventListener("click", function () {
+    presetConn = newConn;
+    $("conn-next").hidden = true;
+    location.hash = "#/sharing";
   });
   $("conn-copy").addEventListener("click", function () {
     const text = $("conn-config").textContent;
@@ -1247,13 +1430,13 @@
     const body = $("src-list");
     clear(body);
     for (const s of sources) {
-      body.appendChild(el("tr", {}, [
+      body.appendChild(el("tr", { attrs: { "data-source-id": s.source_id } }, [
         el("td", {}, [dataSpan(s.alias)]),
         el("td", { text: s.kind }),
         el("td", { text: s.read_only ? "yes" : "no" }),
         el("td", {}, [el("code", { text: s.source_id })]),
         healthCell(s),
-        el("td", {}, sourceButtons(s).concat([confirmClick(el("button", { type: "button", cls: "danger", text: "Remove" }), "Confirm remove", async function () {
+        el("td", { cls: "actions" }, sourceButtons(s).concat([confirmClick(el("button", { type: "button", cls: "danger", text: "Remove" }), "Confirm remove", async function () {
           const r = await api("DELETE", "/api/sources/" + encodeURIComponent(s.source_id));
           status("src-status", r.status === 200 ? "Removed." : errorText(r, "Removing failed"), r.status !== 200);
           loadSources();
@@ -1264,6 +1447,19 @@
     loadDocuments();
   }
 
+  // The kind selector shows that kind's accepted forms, with an example,
+  // and the location field's placeholder follows it.
+  const LOCATION_HINTS = { sqlite: "/absolute/path/to/file.db", postgres: "postgres://user@127.0.0.1:5432/db?sslmode=disable", mysql: "mysql://user@127.0.0.1:3306/db" };
+  function showKindForms() {
+    const kind = $("src-kind").value;
+    for (const p of $("src-forms").querySelectorAll("p[data-kind]")) p.hidden = p.dataset.kind !== kind;
+    $("src-location").placeholder = LOCATION_HINTS[kind] || "";
+  }
+  $("src-kind").addEventListener("change", showKindForms);
+  showKindForms();
+
+  // Adding a source tests its connection at once; the result shows on its
+  // row (the health cell), where the person looks for it later.
   $("src-add").addEventListener("click", async function () {
     const kind = $("src-kind").value;
     const loc = $("src-location").value.trim();
@@ -1273,7 +1469,13 @@
     if (r.status === 201) {
       $("src-location").value = "";
       $("src-alias").value = "";
-      status("src-status", "Added.");
+      $("src-readonly").checked = true;
+      status("src-status", "Added; testing the connection…");
+      const id = r.body && typeof r.body.source_id === "string" ? r.body.source_id : "";
+      if (id) {
+        const t = await api("POST", "/api/sources/" + encodeURIComponent(id) + "/test");
+        status("src-status", t.status === 200 && t.body && t.body.ok ? "Added; the connection works." : "Added, but the connection test failed: see its row.", !(t.status === 200 && t.body && t.body.ok));
+      }
     } else {
       status("src-status", errorText(r, "Adding the source failed"), true);
     }
@@ -1295,7 +1497,7 @@
         el("td", { text: String(d.bytes) }),
         docStatusCell(d),
         docSharedCell(d),
-        el("td", {}, [
+        el("td", { cls: "actions" }, [
           el("button", { type: "button", text: "Sharing", onclick: function () { editDocSharing(d); } }),
           el("button", { type: "button", text: "Refresh", onclick: async function () {
             const rr = await api("PUT", "/api/documents/" + encodeURIComponent(d.file_id) + "/refresh");
@@ -1445,37 +1647,202 @@
   });
 
   // ---- activity ----------------------------------------------------------
-  async function loadActivity() {
-    const r = await api("GET", "/api/activity");
-    if (r.status !== 200 || !Array.isArray(r.body)) return;
-    const body = $("activity-list");
-    clear(body);
-    for (const a of r.body.slice(0, 100)) {
-      // A refusal repeated by one session is one entry with a count: it
-      // shows when it last happened and how often ("refused ×37").
-      const repeated = Number.isInteger(a.count) && a.count > 1;
-      body.appendChild(el("tr", {}, [
-        el("td", repeated ? { text: timeOf(a.last_time), title: "first at " + timeOf(a.time) } : { text: timeOf(a.time) }),
-        el("td", {}, [dataSpan(a.event), repeated ? el("span", { cls: "count", text: " ×" + a.count }) : null]),
-        el("td", {}, [dataSpan(a.status || "")]),
-        el("td", {}, [dataSpan(a.connection || "")]),
-        el("td", {}, [dataSpan(a.alias || "")]),
-        el("td", { cls: "reason" }, [dataSpan(a.reason || "")]),
-        el("td", {}, [el("code", { text: a.session_id || "", title: a.session_id || "" })]),
-        el("td", {}, [el("code", { text: a.request_id || "", title: a.request_id || "" })]),
-        el("td", {}, [a.sql ? fillData(el("pre", { cls: "data small" }), a.sql) : null]),
-      ]));
-    }
-    if (!r.body.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: "Nothing happened yet.", attrs: { colspan: "9" } })]));
+  // An audit trail: the broker's entries (newest first) grouped into one
+  // row per request, with how it ended, the events in readable words, the
+  // whole statement (wrapped; long ones open on a click), the connection,
+  // the source and the date and time. Entries of no request (a refusal,
+  // a grant revoked, a source added) are rows of their own; a refusal an
+  // agent repeated is one row with its count.
+  const EVENT_NAMES = {
+    request_created: "asked", request_approved: "allowed by you", request_running: "ran",
+    shared_access: "ran under standing access", request_completed: "completed", request_denied: "denied by you",
+    request_revoked: "revoked", request_failed: "failed", request_expired: "expired", request_cancelled: "withdrawn by the agent",
+    request_outcome_unknown: "outcome unknown", request_result_expired: "result expired", request_completed_result_revoked: "result revoked",
+    request_refused: "refused", limit_exceeded: "refused: a limit", grant_revoked: "grant revoked by you",
+    session_begun: "session begun", session_ended: "session ended", connection_created: "connection created",
+    connection_revoked: "connection revoked", sharing_changed: "sharing changed", source_added: "source added",
+    source_removed: "source removed", server_started: "server started", server_stopped: "server stopped",
+    console_signed_in: "console signed in", document_opened: "document opened", document_closed: "document closed",
+    document_changed: "document changed", document_available: "document available again", document_unavailable: "document unavailable",
+    document_sharing_changed: "document sharing changed",
+  };
+  const SCOPE_WORDS = { once: "once", table: "this table for the session", tables: "these tables for the session", source: "the source for the session", document: "the document for the session", full_sql: "full SQL for the session" };
+  // OUTCOMES are the filter's choices: what a row's outcome may be.
+  const OUTCOMES = [
+    { value: "", label: "any outcome" }, { value: "completed", label: "completed" }, { value: "denied", label: "denied" },
+    { value: "refused", label: "refused" }, { value: "revoked", label: "revoked" }, { value: "failed", label: "failed or expired" },
+    { value: "waiting", label: "waiting or running" }, { value: "other", label: "other events" },
+  ];
+  const ACT_PAGE = 20;
+  let actRows = [];
+  let actPage = 0;
+  const actOpen = new Set(); // statements opened whole, by request id
+
+  function eventName(ev) { return EVENT_NAMES[ev] || String(ev || "").replace(/_/g, " "); }
+
+  function dateTime(iso) {
+    const t = new Date(iso);
+    return isNaN(t) ? "" : t.toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" }) + " " + t.toLocaleTimeString();
   }
 
+  // outcomeOf names how a request's row ended, from its newest event.
+  function outcomeOf(events) {
+    for (const a of events) {
+      const m = /^request_(.+)$/.exec(a.event);
+      if (!m || m[1] === "approved" || m[1] === "created") continue;
+      const st = m[1];
+      if (st === "running") return { key: "waiting", text: "running", cls: "outcome-wait" };
+      if (st === "completed") return { key: "completed", text: "completed", cls: "outcome-ok" };
+      if (st === "denied") return { key: "denied", text: "denied", cls: "outcome-bad" };
+      if (st === "refused") return { key: "refused", text: "refused", cls: "outcome-bad" };
+      if (st === "revoked" || st === "completed_result_revoked") return { key: "revoked", text: st.replace(/_/g, " "), cls: "outcome-bad" };
+      if (st === "failed" || st === "expired" || st === "outcome_unknown") return { key: "failed", text: st.replace(/_/g, " "), cls: "outcome-bad" };
+      return { key: "other", text: st.replace(/_/g, " "), cls: "outcome-wait" };
+    }
+    if (events.some(function (a) { return a.event === "shared_access"; })) return { key: "waiting", text: "running", cls: "outcome-wait" };
+    return { key: "waiting", text: "waiting", cls: "outcome-wait" };
+  }
+
+  // groupActivity turns entries (newest first) into rows (newest first).
+  function groupActivity(list) {
+    const rows = [];
+    const byReq = new Map();
+    for (const a of list) {
+      if (!a || typeof a !== "object") continue;
+      if (a.request_id) {
+        let row = byReq.get(a.request_id);
+        if (!row) {
+          row = { request: a.request_id, events: [], time: a.time, sql: "", connection: "", alias: "", session: a.session_id || "" };
+          byReq.set(a.request_id, row);
+          rows.push(row);
+        }
+        row.events.push(a);
+        if (!row.sql && a.sql) row.sql = a.sql;
+        if (!row.connection && a.connection) row.connection = a.connection;
+        if (!row.alias && a.alias) row.alias = a.alias;
+        if (a.reason && !row.reason) row.reason = a.reason;
+        continue;
+      }
+      const repeated = Number.isInteger(a.count) && a.count > 1;
+      const refusal = a.event === "request_refused" || a.event === "limit_exceeded";
+      rows.push({
+        events: [a], time: repeated ? a.last_time : a.time, first: repeated ? a.time : "", count: repeated ? a.count : 0,
+        sql: a.sql || "", connection: a.connection || "", alias: a.alias || "", reason: a.reason || "", session: a.session_id || "",
+        refusal: refusal,
+      });
+    }
+    for (const row of rows) {
+      if (row.request) row.outcome = outcomeOf(row.events);
+      else if (row.refusal) row.outcome = { key: "refused", text: row.count ? "refused ×" + row.count : "refused", cls: "outcome-bad" };
+      else row.outcome = { key: "other", text: eventName(row.events[0].event), cls: "outcome-wait" };
+    }
+    return rows;
+  }
+
+  function fillFilter(sel, values, first) {
+    fillSelect(sel, [{ value: "", label: first }].concat(values.map(function (v) { return { value: v, label: v }; })), true);
+  }
+
+  async function loadActivity() {
+    if (routeRequest) { $("act-search").value = routeRequest; routeRequest = ""; actPage = 0; }
+    const r = await api("GET", "/api/activity");
+    if (r.status !== 200 || !Array.isArray(r.body)) return;
+    actRows = groupActivity(r.body.slice(0, 100));
+    const conns = [...new Set(actRows.map(function (x) { return x.connection; }).filter(Boolean))].sort();
+    const aliases = [...new Set(actRows.map(function (x) { return x.alias; }).filter(Boolean))].sort();
+    fillFilter($("act-conn"), conns, "any connection");
+    fillFilter($("act-source"), aliases, "any source");
+    if (!$("act-outcome").options.length) fillSelect($("act-outcome"), OUTCOMES, false);
+    renderActivity();
+  }
+
+  function renderActivity() {
+    const conn = $("act-conn").value, alias = $("act-source").value, outcome = $("act-outcome").value;
+    const q = $("act-search").value.trim().toLowerCase();
+    const shown = actRows.filter(function (x) {
+      if (conn && x.connection !== conn) return false;
+      if (alias && x.alias !== alias) return false;
+      if (outcome && x.outcome.key !== outcome) return false;
+      if (q) {
+        const hay = [x.sql, x.request, x.session, x.connection, x.alias, x.reason, x.outcome.text].concat(x.events.map(function (a) { return eventName(a.event) + " " + (a.reason || ""); })).join("\n").toLowerCase();
+        if (hay.indexOf(q) < 0) return false;
+      }
+      return true;
+    });
+    const pages = Math.max(1, Math.ceil(shown.length / ACT_PAGE));
+    if (actPage >= pages) actPage = pages - 1;
+    const body = $("activity-list");
+    clear(body);
+    for (const x of shown.slice(actPage * ACT_PAGE, (actPage + 1) * ACT_PAGE)) body.appendChild(activityRow(x));
+    if (!shown.length) body.appendChild(el("tr", {}, [el("td", { cls: "empty", text: actRows.length ? "Nothing matches." : "Nothing happened yet.", attrs: { colspan: "5" } })]));
+    $("act-count").textContent = shown.length + (shown.length === 1 ? " row" : " rows") + (shown.length !== actRows.length ? " of " + actRows.length : "");
+    $("act-page").textContent = "page " + (actPage + 1) + " of " + pages;
+    $("act-prev").disabled = actPage === 0;
+    $("act-next").disabled = actPage >= pages - 1;
+  }
+
+  function activityRow(x) {
+    const what = el("td", { cls: "what" });
+    // The events, oldest first, in words.
+    const trail = x.events.slice().reverse().map(function (a) {
+      let t = eventName(a.event);
+      if (a.event === "request_approved" && a.status) t += " (" + (SCOPE_WORDS[a.status] || a.status) + ")";
+      return t + " " + timeOf(a.time);
+    });
+    if (x.count) trail.push("×" + x.count + ", first " + dateTime(x.first) + ", last " + dateTime(x.time));
+    what.appendChild(el("div", { cls: "trail", text: trail.join(" → ") }));
+    if (x.reason) what.appendChild(el("div", {}, [el("span", { cls: "muted", text: "Why: " }), dataSpan(x.reason)]));
+    if (x.sql) {
+      const pre = fillData(el("pre", { cls: "data stmt-log" }), x.sql);
+      what.appendChild(pre);
+      if (x.sql.split("\n").length > 3 || x.sql.length > 240) {
+        // The periodic re-render keeps a statement the person opened open.
+        const key = x.request || x.sql;
+        pre.classList.toggle("clamped", !actOpen.has(key));
+        const more = el("button", { type: "button", cls: "small fold", text: actOpen.has(key) ? "Show less" : "Show the whole statement" });
+        more.addEventListener("click", function () {
+          const closed = pre.classList.toggle("clamped");
+          if (closed) actOpen.delete(key); else actOpen.add(key);
+          more.textContent = closed ? "Show the whole statement" : "Show less";
+        });
+        what.appendChild(more);
+      }
+    }
+    if (x.request) what.appendChild(el("div", { cls: "muted" }, [el("span", { text: "request " }), el("code", { text: x.request })]));
+    const tr = el("tr", { cls: x.refusal ? "refusals" : "", attrs: x.request ? { "data-request": x.request } : {} }, [
+      el("td", { text: dateTime(x.time) }),
+      el("td", { cls: x.outcome.cls + " outcome-cell", text: x.outcome.text }),
+      el("td", {}, [dataSpan(x.connection || "—")]),
+      el("td", {}, [dataSpan(x.alias || "—")]),
+      what,
+    ]);
+    return tr;
+  }
+
+  for (const id of ["act-conn", "act-source", "act-outcome"]) $(id).addEventListener("change", function () { actPage = 0; renderActivity(); });
+  $("act-search").addEventListener("input", function () { actPage = 0; renderActivity(); });
+  $("act-prev").addEventListener("click", function () { if (actPage > 0) { actPage--; renderActivity(); } });
+  $("act-next").addEventListener("click", function () { actPage++; renderActivity(); });
+
   // ---- server ------------------------------------------------------------
+  let serverStarted = NaN;
   async function loadServer() {
     $("server-console").textContent = location.origin;
     const r = await api("GET", "/api/server");
-    if (r.status !== 200) return;
+    if (r.status !== 200 || !r.body) return;
+    const running = r.body.running === true;
     $("server-mcp").textContent = r.body.mcp_url;
-    $("server-running").textContent = r.body.running ? "running" : "stopped";
+    $("server-running").textContent = running ? "running" : "stopped";
+    $("server-version").textContent = String(r.body.version || "");
+    $("server-state").textContent = String(r.body.state_dir || "");
+    $("server-log").textContent = String(r.body.log || "");
+    $("server-token-file").textContent = r.body.console_token_file ? String(r.body.console_token_file) : "none: dbeast serve printed the token at start";
+    serverStarted = Date.parse(r.body.started_at);
+    $("server-started").textContent = dateTime(r.body.started_at);
+    $("server-uptime").textContent = isNaN(serverStarted) ? "" : duration((Date.now() - serverStarted) / 1000);
+    // Only the action that changes the state is offered.
+    $("server-start").disabled = running;
+    $("server-stop").disabled = $("server-stop").dbeastHeld = !running;
     showSaved(r.body.state_saved);
   }
 
@@ -1511,6 +1878,9 @@
   // it only if the broker accepts it.
   let signInOffered = false;
   function offerSignIn() {
+    // A signed-out page shows only the sign-in: the pages below would
+    // show what this tab saw before (or "nothing yet") as if it were now.
+    document.body.classList.add("signed-out");
     $("signin").hidden = false;
     if (signInOffered) return;
     signInOffered = true;
@@ -1588,7 +1958,7 @@
       // A re-render replaces the page's buttons: never while a destructive
       // action waits for its confirming click, or the armed button would
       // vanish under the person's cursor.
-      if (ticks % 3 === 0 && (route === "sessions" || route === "activity" || route === "sources") &&
+      if (ticks % 3 === 0 && (route === "sessions" || route === "activity" || route === "sources" || route === "server") &&
           !document.querySelector(".confirming") && Date.now() - lastInput > QUIET_MS) refreshPage();
     }, POLL_MS);
   }
