@@ -126,7 +126,13 @@ func (w *walker) typeCast(tc *pg_query.TypeCast, sc *scope, env *cteEnv, ctx exp
 		return refuse(verifier.CodeCastNotAllowed)
 	}
 	if dateTimeTypes[base] && !dateTimeSource(tc.Arg) {
-		return refuse(verifier.CodeCastNotAllowed)
+		// A column is safe only if its type is a date/time one: an
+		// obligation the engine discharges (coltypes.go).
+		ts, col, ok := columnTables(tc.Arg, sc, ctx.outNames)
+		if !ok {
+			return refuse(verifier.CodeCastNotAllowed)
+		}
+		w.b.AddColumnType(ts, col, dateTimeColumnTypes)
 	}
 	if dateTimeTypes[base] {
 		if err := w.costDateTime(tc.Arg, false); err != nil {
