@@ -399,7 +399,7 @@ var ContractFunctions = setOf(`count sum avg min max abs lower upper length
 var PostgresFunctions = union(ContractFunctions, setOf(`greatest least
 	floor ceil ceiling trunc mod power sqrt sign
 	substring substr btrim ltrim rtrim concat concat_ws replace left right
-	position strpos lpad rpad split_part initcap
+	position strpos lpad rpad split_part initcap json_array_length jsonb_array_length
 	extract date_part date_trunc age to_char make_date now
 	like_escape string_agg array_agg stddev stddev_pop stddev_samp variance var_pop var_samp
 	bool_and bool_or every percentile_cont percentile_disc mode
