@@ -18,6 +18,7 @@ package verifier
 
 import (
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -153,6 +154,7 @@ type Verdict struct {
 	// engine discharges each from the column types it proves inside the
 	// reading transaction and refuses the read when a column's type is
 	// not listed. Nil when there are none.
+	// Only the PostgreSQL dialect fills it.
 	ColumnTypes []ColumnType `json:"column_types,omitempty"`
 	// Functions is the sorted set of lower-case function names called.
 	// Every one is in Functions(Dialect); engines prove each resolves to the
@@ -538,34 +540,20 @@ type Builder struct {
 func (b *Builder) AddColumnType(tables []Table, col string, types []string) {
 	ts := append([]Table(nil), tables...)
 	sort.Slice(ts, func(i, j int) bool { return ts[i].Less(ts[j]) })
-	key := ""
-	for i, t := range ts {
-		if i > 0 && t == ts[i-1] {
-			continue
-		}
+	ts = slices.Compact(ts)
+	var key strings.Builder
+	for _, t := range ts {
 		b.AddTable(t)
-		key += t.Schema + "\x00" + t.Name + "\x00"
+		key.WriteString(t.Schema + "\x00" + t.Name + "\x00")
 	}
-	ts = dedupTables(ts)
 	if len(ts) == 1 {
 		b.AddColumn(ts[0], col)
 	}
+	key.WriteString("\x01" + col + "\x01" + strings.Join(types, "\x00"))
 	if b.colTypes == nil {
 		b.colTypes = map[string]ColumnType{}
 	}
-	key += "\x01" + col + "\x01" + strings.Join(types, "\x00")
-	b.colTypes[key] = ColumnType{Tables: ts, Column: col, Types: append([]string(nil), types...)}
-}
-
-// dedupTables drops adjacent duplicates from a sorted list.
-func dedupTables(ts []Table) []Table {
-	out := ts[:0]
-	for i, t := range ts {
-		if i == 0 || t != ts[i-1] {
-			out = append(out, t)
-		}
-	}
-	return out
+	b.colTypes[key.String()] = ColumnType{Tables: ts, Column: col, Types: append([]string(nil), types...)}
 }
 
 // AddTable records a physical table reference.
