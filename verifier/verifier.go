@@ -18,6 +18,7 @@ package verifier
 
 import (
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -145,6 +146,16 @@ type Verdict struct {
 	// matches those rows against these references by count, not against
 	// table names. Nil for other dialects and in ModeFull.
 	References []Reference `json:"references,omitempty"`
+	// ColumnTypes are obligations on the types of columns, sorted: each
+	// says the query is safe only if the column has one of the listed
+	// types (PostgreSQL: a cast of a column to a date/time type, which
+	// would parse time zone names if the column were text,
+	// verifier/postgres/coltypes.go). The verifier cannot see types; the
+	// engine discharges each from the column types it proves inside the
+	// reading transaction and refuses the read when a column's type is
+	// not listed. Nil when there are none.
+	// Only the PostgreSQL dialect fills it.
+	ColumnTypes []ColumnType `json:"column_types,omitempty"`
 	// Functions is the sorted set of lower-case function names called.
 	// Every one is in Functions(Dialect); engines prove each resolves to the
 	// built-in.
@@ -164,6 +175,18 @@ type Reference struct {
 	Table Table  `json:"table"`
 	Alias string `json:"alias"`
 	Uses  int    `json:"uses"`
+}
+
+// ColumnType is one obligation on a column's type: the column Column
+// has one of Types in every one of Tables that has a column of that name,
+// and at least one does. Tables (sorted) are the physical tables an
+// unqualified name may come from, whichever the server picks; one table
+// for a qualified name. Types are named as the dialect's catalog names
+// built-in types (PostgreSQL: pg_type.typname, such as timestamptz).
+type ColumnType struct {
+	Tables []Table  `json:"tables"`
+	Column string   `json:"column"`
+	Types  []string `json:"types"`
 }
 
 // TableNames returns the tables as schema.name strings, sorted.
@@ -386,7 +409,7 @@ var ContractFunctions = setOf(`count sum avg min max abs lower upper length
 var PostgresFunctions = union(ContractFunctions, setOf(`greatest least
 	floor ceil ceiling trunc mod power sqrt sign
 	substring substr btrim ltrim rtrim concat concat_ws replace left right
-	position strpos lpad rpad split_part initcap
+	position strpos lpad rpad split_part initcap json_array_length jsonb_array_length
 	extract date_part date_trunc age to_char make_date now
 	like_escape string_agg array_agg stddev stddev_pop stddev_samp variance var_pop var_samp
 	bool_and bool_or every percentile_cont percentile_disc mode
@@ -515,9 +538,32 @@ func NormalizeMode(m Mode) (Mode, error) {
 // Builder accumulates the sets of a Verdict during a walk; dialects use it
 // so every Verdict is sorted and duplicate-free the same way.
 type Builder struct {
-	tables  map[Table]bool
-	columns map[Table]map[string]bool
-	funcs   map[string]bool
+	tables   map[Table]bool
+	columns  map[Table]map[string]bool
+	funcs    map[string]bool
+	colTypes map[string]ColumnType // by table, column and types
+}
+
+// AddColumnType records that column col must have one of types (sorted
+// by the caller) in each of tables that has it. With one table the
+// column is also an ordinary column obligation.
+func (b *Builder) AddColumnType(tables []Table, col string, types []string) {
+	ts := append([]Table(nil), tables...)
+	sort.Slice(ts, func(i, j int) bool { return ts[i].Less(ts[j]) })
+	ts = slices.Compact(ts)
+	var key strings.Builder
+	for _, t := range ts {
+		b.AddTable(t)
+		key.WriteString(t.Schema + "\x00" + t.Name + "\x00")
+	}
+	if len(ts) == 1 {
+		b.AddColumn(ts[0], col)
+	}
+	key.WriteString("\x01" + col + "\x01" + strings.Join(types, "\x00"))
+	if b.colTypes == nil {
+		b.colTypes = map[string]ColumnType{}
+	}
+	b.colTypes[key.String()] = ColumnType{Tables: ts, Column: col, Types: append([]string(nil), types...)}
 }
 
 // AddTable records a physical table reference.
@@ -563,6 +609,17 @@ func (b *Builder) Fill(v *Verdict) {
 		}
 		sort.Strings(list)
 		v.Columns[t.String()] = list
+	}
+	v.ColumnTypes = nil
+	if len(b.colTypes) > 0 {
+		keys := make([]string, 0, len(b.colTypes))
+		for k := range b.colTypes {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			v.ColumnTypes = append(v.ColumnTypes, b.colTypes[k])
+		}
 	}
 	v.Functions = make([]string, 0, len(b.funcs))
 	for f := range b.funcs {

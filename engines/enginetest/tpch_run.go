@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/dbeast/dbeast/corpus"
 	"github.com/dbeast/dbeast/engines"
@@ -131,12 +132,16 @@ func VerifiedRead(eng engines.Engine, verify func(sql string) (*verifier.Verdict
 // returns every value.
 func PostgresAnswer(t testing.TB, conn *pgx.Conn, q string) ([]string, []string) {
 	t.Helper()
-	res := conn.PgConn().ExecParams(context.Background(), q, nil, nil, nil, []int16{0}).Read()
+	rr := conn.PgConn().ExecParams(context.Background(), q, nil, nil, nil, []int16{0})
+	// The columns are taken before reading: Read fills its copy of them
+	// only when a row arrives, and an empty answer has columns too.
+	fds := append([]pgconn.FieldDescription(nil), rr.FieldDescriptions()...)
+	res := rr.Read()
 	if res.Err != nil {
 		t.Fatalf("server: %v", res.Err)
 	}
-	cols := make([]string, len(res.FieldDescriptions))
-	for i, fd := range res.FieldDescriptions {
+	cols := make([]string, len(fds))
+	for i, fd := range fds {
 		cols[i] = fd.Name
 	}
 	rows := make([][]any, len(res.Rows))

@@ -122,12 +122,14 @@ var (
 
 // relProof is what the proof learned about one relation.
 type relProof struct {
-	oid      uint32
-	table    verifier.Table
-	relkind  byte
-	canLock  bool // UPDATE, DELETE or TRUNCATE: needed for SHARE UPDATE EXCLUSIVE
-	canRead  bool
-	columns  []engines.Column
+	oid     uint32
+	table   verifier.Table
+	relkind byte
+	canLock bool // UPDATE, DELETE or TRUNCATE: needed for SHARE UPDATE EXCLUSIVE
+	canRead bool
+	columns []engines.Column
+	// types are the columns' type OIDs by name (coltypes.go).
+	types    map[string]uint32
 	identity string
 }
 
@@ -271,6 +273,12 @@ func (p *prover) prove(ctx context.Context, row [][]byte, level int, top bool) (
 			return nil, ineligible(ReasonColumnCollation)
 		}
 		r.columns = append(r.columns, engines.Column{Name: string(c[0]), Type: string(c[3]), Nullable: !isTrue(c[4])})
+		if typ, err := parseOID(c[1]); err == nil {
+			if r.types == nil {
+				r.types = map[string]uint32{}
+			}
+			r.types[string(c[0])] = typ
+		}
 	}
 
 	if r.relkind == 'v' {

@@ -450,6 +450,9 @@ func (e *Engine) proveAll(ctx context.Context, req engines.ReadRequest, separate
 		}
 		out = append(out, r)
 	}
+	if err := checkColumnTypes(p, v.ColumnTypes); err != nil {
+		return nil, lockPlan{}, err
+	}
 	if err := e.checkFunctions(ctx, v.Functions); err != nil {
 		return nil, lockPlan{}, err
 	}

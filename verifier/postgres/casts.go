@@ -126,7 +126,13 @@ func (w *walker) typeCast(tc *pg_query.TypeCast, sc *scope, env *cteEnv, ctx exp
 		return verifier.RefuseCast(lastName(tc.TypeName))
 	}
 	if dateTimeTypes[base] && !dateTimeSource(tc.Arg) {
-		return verifier.RefuseCast(base)
+		// A column is safe only if its type is a date/time one: an
+		// obligation the engine discharges (coltypes.go).
+		ts, col, ok := columnTables(tc.Arg, sc, ctx.outNames)
+		if !ok {
+			return verifier.RefuseCast(base)
+		}
+		w.b.AddColumnType(ts, col, dateTimeColumnTypes)
 	}
 	if dateTimeTypes[base] {
 		if err := w.costDateTime(tc.Arg, false); err != nil {

@@ -112,6 +112,11 @@ var pgFunctions = map[string]funcSpec{
 	"split_part": {kind: fnScalar, minArgs: 3, maxArgs: 3},
 	"initcap":    {kind: fnScalar, minArgs: 1, maxArgs: 1},
 
+	// JSON: the element count of an array (an integer; an error for a
+	// scalar or object), immutable, defined only for json and jsonb.
+	"json_array_length":  {kind: fnScalar, minArgs: 1, maxArgs: 1},
+	"jsonb_array_length": {kind: fnScalar, minArgs: 1, maxArgs: 1},
+
 	// Dates and times. EXTRACT(f FROM x) calls extract. now() is the
 	// transaction's start time: stable within the statement.
 	"extract":    {kind: fnScalar, minArgs: 2, maxArgs: 2, constArg: 1},
