@@ -9,6 +9,8 @@ import (
 
 	"github.com/dbeast/dbeast/broker/store"
 	"github.com/dbeast/dbeast/broker/store/storetest"
+	"github.com/dbeast/dbeast/engines"
+	"github.com/dbeast/dbeast/engines/postgres"
 )
 
 // TestPasswordsInSecretService: with a Secret Service running, a broker
@@ -22,7 +24,9 @@ func TestPasswordsInSecretService(t *testing.T) {
 	start := func() *env {
 		t.Helper()
 		clock := newManualClock()
-		b, err := New(Config{StateDir: dir, Listen: "127.0.0.1:0", Console: "127.0.0.1:0", Clock: clock.Now, Store: store.Default(dir), ConsoleHandler: consoleForTests(t)})
+		b, err := New(Config{StateDir: dir, Listen: "127.0.0.1:0", Console: "127.0.0.1:0", Clock: clock.Now, Store: store.Default(dir), ConsoleHandler: consoleForTests(t),
+			// The driver sets the password of the edit below (engines.PasswordSetter).
+			Drivers: map[engines.Kind]engines.Driver{engines.Postgres: postgres.Driver{}}})
 		if err != nil {
 			t.Fatalf("New: %v", err)
 		}

@@ -4,14 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/dbeast/dbeast/engines"
-	"github.com/go-sql-driver/mysql"
-	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // SourceEdit is what the console sends to change a source. A nil field
@@ -83,7 +80,7 @@ func (b *Broker) UpdateSource(id string, ed SourceEdit) (Source, error) {
 	}
 	cur := b.state.Sources[i]
 	next := *cur
-	if err := applyConfigEdit(&next, ed); err != nil {
+	if err := applyConfigEdit(&next, ed, b.cfg.Drivers[cur.Kind]); err != nil {
 		b.mu.Unlock()
 		return Source{}, err
 	}
@@ -134,8 +131,9 @@ func (b *Broker) UpdateSource(id string, ed SourceEdit) (Source, error) {
 }
 
 // applyConfigEdit applies the DSN, path, password and read-only parts of
-// an edit to s, refusing settings the kind does not have.
-func applyConfigEdit(s *savedSource, ed SourceEdit) error {
+// an edit to s, refusing settings the kind does not have; drv, the
+// source kind's driver (nil when none is configured), sets a password.
+func applyConfigEdit(s *savedSource, ed SourceEdit, drv engines.Driver) error {
 	if s.Kind == engines.SQLite {
 		if ed.DSN != nil || ed.Password != nil || (ed.Path != nil && *ed.Path == "") {
 			return ErrBadEdit
@@ -151,11 +149,8 @@ func applyConfigEdit(s *savedSource, ed SourceEdit) error {
 			s.DSN = *ed.DSN
 		}
 		if ed.Password != nil {
-			dsn, err := withPassword(s.Kind, s.DSN, *ed.Password)
+			dsn, err := withPassword(drv, s.DSN, *ed.Password)
 			if err != nil {
-				return err
-			}
-			if err := checkPasswordSet(s.Kind, s.DSN, dsn, *ed.Password); err != nil {
 				return err
 			}
 			s.DSN = dsn
@@ -187,97 +182,23 @@ func (b *Broker) validateSource(s savedSource) error {
 	return nil
 }
 
-// withPassword returns dsn with its password replaced: in a PostgreSQL
-// URL the userinfo's password, in a PostgreSQL keyword string a trailing
-// password keyword replacing any earlier one, in a MySQL
-// DSN the go-sql-driver Config's Passwd. The errors never carry the DSN.
-func withPassword(kind engines.Kind, dsn, password string) (string, error) {
-	switch kind {
-	case engines.Postgres:
-		if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-			u, err := url.Parse(dsn)
-			if err != nil {
-				return "", ErrInvalidSource
-			}
-			user := ""
-			if u.User != nil {
-				user = u.User.Username()
-			}
-			u.User = url.UserPassword(user, password)
-			// A password in the query overrides the userinfo's in pgx.
-			u.RawQuery = withoutQueryKey(u.RawQuery, "password")
-			return u.String(), nil
-		}
-		rest, err := withoutKeyword(dsn, "password")
-		if err != nil {
-			return "", err
-		}
-		esc := strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(password)
-		return strings.TrimSpace(rest + " password='" + esc + "'"), nil
-	case engines.MySQL:
-		cfg, err := mysql.ParseDSN(dsn)
-		if err != nil {
-			return "", ErrInvalidSource
-		}
-		cfg.Passwd = password
-		return cfg.FormatDSN(), nil
+// withPassword returns dsn with only its password replaced, by the
+// source's driver (engines.PasswordSetter), which knows every form its
+// parser reads (a PostgreSQL URL or keyword string, a MySQL/MariaDB URL
+// or go-sql-driver DSN) and refuses a result it would read with another
+// password, server, user or database. A kind without a password, or a
+// driver without the ability, refuses the edit. The errors never carry
+// the DSN.
+func withPassword(drv engines.Driver, dsn, password string) (string, error) {
+	ps, ok := drv.(engines.PasswordSetter)
+	if !ok {
+		return "", ErrBadEdit
 	}
-	return "", ErrBadEdit
-}
-
-// errPasswordNotSet is why a password edit is refused: the driver would
-// read the new DSN with another password, or with another host, port,
-// user or database than before.
-var errPasswordNotSet = errors.New("broker: the driver would not read the new password from this DSN")
-
-// checkPasswordSet parses the DSN before (old) and after (next) a
-// password edit with the driver's own parser and refuses the edit unless
-// the driver reads exactly password and the same host, port, user and
-// database as before. The errors never carry the DSN.
-func checkPasswordSet(kind engines.Kind, old, next, password string) error {
-	refuse := fmt.Errorf("%w: %w", ErrInvalidSource, errPasswordNotSet)
-	switch kind {
-	case engines.Postgres:
-		a, err := pgconn.ParseConfig(old)
-		if err != nil {
-			return refuse
-		}
-		b, err := pgconn.ParseConfig(next)
-		// An empty password may be filled from the password file.
-		if err != nil || (password != "" && b.Password != password) ||
-			a.Host != b.Host || a.Port != b.Port || a.User != b.User || a.Database != b.Database {
-			return refuse
-		}
-	case engines.MySQL:
-		a, err := mysql.ParseDSN(old)
-		if err != nil {
-			return refuse
-		}
-		b, err := mysql.ParseDSN(next)
-		if err != nil || b.Passwd != password || a.Net != b.Net || a.Addr != b.Addr || a.User != b.User || a.DBName != b.DBName {
-			return refuse
-		}
-	default:
-		return ErrBadEdit
+	out, err := ps.DSNWithPassword(dsn, password)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrInvalidSource, engines.AsError(err))
 	}
-	return nil
-}
-
-// withoutQueryKey returns a raw URL query without the entries named key
-// (compared unescaped), the others kept as written.
-func withoutQueryKey(raw, key string) string {
-	if raw == "" {
-		return raw
-	}
-	var kept []string
-	for _, part := range strings.Split(raw, "&") {
-		name, _, _ := strings.Cut(part, "=")
-		if n, err := url.QueryUnescape(name); err == nil && n == key {
-			continue
-		}
-		kept = append(kept, part)
-	}
-	return strings.Join(kept, "&")
+	return out, nil
 }
 
 // TestSource connects to a source once with its current configuration
@@ -307,66 +228,4 @@ func (b *Broker) TestSource(ctx context.Context, id string) (SourceHealth, error
 		b.state.Sources[i].Health = &h
 	}
 	return h, nil
-}
-
-// withoutKeyword returns a libpq keyword/value string without the
-// entries of key, the others kept as written. Values are bare (up to
-// white space, backslash escapes) or single-quoted (backslash escapes);
-// a string that does not parse is ErrInvalidSource.
-func withoutKeyword(dsn, key string) (string, error) {
-	var kept []string
-	i := 0
-	for {
-		for i < len(dsn) && isSpace(dsn[i]) {
-			i++
-		}
-		if i == len(dsn) {
-			return strings.Join(kept, " "), nil
-		}
-		start := i
-		for i < len(dsn) && dsn[i] != '=' && !isSpace(dsn[i]) {
-			i++
-		}
-		name := dsn[start:i]
-		for i < len(dsn) && isSpace(dsn[i]) {
-			i++
-		}
-		if name == "" || i == len(dsn) || dsn[i] != '=' {
-			return "", ErrInvalidSource
-		}
-		i++
-		for i < len(dsn) && isSpace(dsn[i]) {
-			i++
-		}
-		if i < len(dsn) && dsn[i] == '\'' {
-			i++
-			for i < len(dsn) && dsn[i] != '\'' {
-				if dsn[i] == '\\' {
-					i++
-				}
-				i++
-			}
-			if i >= len(dsn) {
-				return "", ErrInvalidSource
-			}
-			i++
-		} else {
-			for i < len(dsn) && !isSpace(dsn[i]) {
-				if dsn[i] == '\\' {
-					i++
-				}
-				i++
-			}
-			if i > len(dsn) {
-				return "", ErrInvalidSource
-			}
-		}
-		if name != key {
-			kept = append(kept, dsn[start:i])
-		}
-	}
-}
-
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
 }

@@ -1,7 +1,6 @@
 package broker
 
 import (
-	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -235,89 +234,6 @@ func (e *reqEnv) testSource() (int, SourceHealth) {
 	var h SourceHealth
 	st := e.console("POST", "/api/sources/"+e.srcID+"/test", nil, &h)
 	return st, h
-}
-
-func TestWithPassword(t *testing.T) {
-	for _, c := range []struct {
-		kind      engines.Kind
-		dsn, want string
-	}{
-		{engines.Postgres, "postgres://u:old@h:5432/db?sslmode=disable", "postgres://u:p%40ss@h:5432/db?sslmode=disable"},
-		{engines.Postgres, "postgresql://h/db", "postgresql://:p%40ss@h/db"},
-		{engines.Postgres, "host=h user=u password=old", `host=h user=u password='p@ss'`},
-		{engines.Postgres, `password = 'o l\'d' host=h  dbname='my db' password=x\ y sslmode=disable`, `host=h dbname='my db' sslmode=disable password='p@ss'`},
-		{engines.MySQL, "u:old@tcp(h:3306)/db", "u:p@ss@tcp(h:3306)/db"},
-	} {
-		got, err := withPassword(c.kind, c.dsn, "p@ss")
-		if err != nil || got != c.want {
-			t.Errorf("withPassword(%s, %q) = %q, %v; want %q", c.kind, c.dsn, got, err, c.want)
-		}
-	}
-	if got, _ := withPassword(engines.Postgres, "host=h", `a'b\c`); got != `host=h password='a\'b\\c'` {
-		t.Errorf("keyword escaping: %q", got)
-	}
-	// The driver reads back exactly the password set.
-	for _, dsn := range []string{"host=h user=u password=old", "postgres://u:old@h/db", `host=h password='a\'b'`} {
-		for _, pw := range []string{`a'b\c d`, "p@ss:/?#", "ünï"} {
-			out, err := withPassword(engines.Postgres, dsn, pw)
-			if err != nil {
-				t.Fatalf("withPassword(%q): %v", dsn, err)
-			}
-			cfg, err := pgconn.ParseConfig(out)
-			if err != nil || cfg.Password != pw {
-				t.Errorf("withPassword(%q, %q): pgx reads %v", dsn, pw, err)
-			}
-		}
-	}
-	for _, bad := range []string{"host", "host=h password='open", "=x", "host=h x"} {
-		if _, err := withPassword(engines.Postgres, bad, "p"); err == nil {
-			t.Errorf("withPassword(%q) did not refuse", bad)
-		}
-	}
-	if _, err := withPassword(engines.SQLite, "", "x"); err == nil {
-		t.Error("sqlite has no password")
-	}
-}
-
-// TestPasswordEditQueryPassword: a PostgreSQL URL whose query carries a
-// password (which pgx prefers to the userinfo's) gets the new password
-// and loses the old one, and an edit the driver would read with another
-// password, host, user or database is refused. Checked to fail before
-// the fix: withPassword kept "&password=OLD", which pgx read.
-func TestPasswordEditQueryPassword(t *testing.T) {
-	for _, dsn := range []string{
-		"postgres://u:old@h/db?sslmode=disable&password=OLD",
-		"postgres://h/db?password=OLD&sslmode=disable",
-		"postgresql://u@h/db?pass%77ord=OLD",
-	} {
-		out, err := withPassword(engines.Postgres, dsn, "NEW")
-		if err != nil {
-			t.Fatalf("withPassword(%q): %v", dsn, err)
-		}
-		cfg, err := pgconn.ParseConfig(out)
-		if err != nil || cfg.Password != "NEW" || strings.Contains(out, "OLD") {
-			t.Errorf("withPassword(%q) = %q: pgx reads %v", dsn, out, err)
-		}
-		if err := checkPasswordSet(engines.Postgres, dsn, out, "NEW"); err != nil {
-			t.Errorf("checkPasswordSet(%q): %v", dsn, err)
-		}
-	}
-	for _, c := range []struct {
-		kind             engines.Kind
-		old, next, label string
-	}{
-		{engines.Postgres, "postgres://u@h/db", "postgres://u:NEW@h/db?password=OLD", "another password"},
-		{engines.Postgres, "postgres://u@h/db", "postgres://u:NEW@h/db?host=evil", "another host"},
-		{engines.Postgres, "postgres://u@h/db", "postgres://u:NEW@h/db?user=admin", "another user"},
-		{engines.Postgres, "postgres://u@h/db", "postgres://u:NEW@h/other", "another database"},
-		{engines.MySQL, "u@tcp(h:3306)/db", "u:NEW@tcp(evil:3306)/db", "another host"},
-		{engines.MySQL, "u@tcp(h:3306)/db", "u:OLD@tcp(h:3306)/db", "another password"},
-	} {
-		err := checkPasswordSet(c.kind, c.old, c.next, "NEW")
-		if !errors.Is(err, ErrInvalidSource) || strings.Contains(err.Error(), "evil") {
-			t.Errorf("%s %s: %v", c.kind, c.label, err)
-		}
-	}
 }
 
 // TestSourceEditQueryPasswordHTTP: over the console's PATCH, a source

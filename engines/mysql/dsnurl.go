@@ -80,8 +80,10 @@ func driverDSN(dsn string) (out string, ok bool) {
 	}
 	out = cfg.FormatDSN()
 	if len(q) > 0 {
+		// FormatDSN writes the password raw, so only a '?' after the
+		// last '/' (before the database name) starts its parameters.
 		sep := "?"
-		if strings.Contains(out, "?") {
+		if strings.Contains(out[strings.LastIndex(out, "/"):], "?") {
 			sep = "&"
 		}
 		out += sep + q.Encode()
