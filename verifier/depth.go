@@ -200,7 +200,7 @@ func CheckDepth(d Dialect, sql string) error {
 			switch {
 			case string(l) == "case":
 				if !push(true) {
-					return Refuse(CodeTooDeep)
+					return RefuseAt(CodeTooDeep, max(i-1, 0)) // where the bound was passed
 				}
 			case string(l) == "end" && top.caseLevel && wasOperand:
 				// After an operand END closes the CASE; where an operand
@@ -226,7 +226,7 @@ func CheckDepth(d Dialect, sql string) error {
 		case c == '(' || c == '[':
 			i++
 			if !push(false) {
-				return Refuse(CodeTooDeep)
+				return RefuseAt(CodeTooDeep, max(i-1, 0)) // where the bound was passed
 			}
 			operand = false
 		case c == ')' || c == ']':
@@ -250,14 +250,14 @@ func CheckDepth(d Dialect, sql string) error {
 			operand = false
 		}
 		if tooDeep() {
-			return Refuse(CodeTooDeep)
+			return RefuseAt(CodeTooDeep, max(i-1, 0)) // where the bound was passed
 		}
 	}
 	for len(stack) > 1 {
 		pop()
 	}
 	if top.depth()-1 > MaxTreeDepth {
-		return Refuse(CodeTooDeep)
+		return RefuseAt(CodeTooDeep, len(sql))
 	}
 	return nil
 }
