@@ -4,13 +4,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strconv"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // The MCP boundary's encoding: arguments are checked and decoded once,
-// and every answer is encoded once and handed to the SDK as raw
-// structured content with the same bytes as the text copy.
+// and every answer is encoded once. A completed request's result is
+// encoded when it completes (fitEncoded), checked against the response
+// budget on those bytes and kept as immutable JSON; each answer that
+// carries it splices the bytes in (requestOut.appendJSON), and the SDK
+// gets them as raw structured content with the same bytes as the text
+// copy, so nothing is encoded, decoded into a map or validated again.
 
 // errArguments is the error of arguments that fail the enforced input
 // schema. It is not a *ToolError on purpose: toolErrorMiddleware treats
@@ -116,3 +121,89 @@ func textExtra(raw []byte) int {
 // answerSize is what marshalSize counts for an answer of n JSON bytes
 // whose text copy is extra bytes longer: both copies and the envelope.
 func answerSize(n, extra int) int { return n + n + extra + 1024 }
+
+// fitEncoded encodes a completed request's result once and returns it
+// when the whole get_request answer fits the MCP response budget;
+// otherwise the result trimmed by fitResponse, encoded once more. Nil
+// means it cannot fit at all. The bytes are never modified afterwards:
+// every answer copies them.
+func fitEncoded(id string, res any) json.RawMessage {
+	raw, err := json.Marshal(res)
+	if err == nil && resultFits(id, raw) {
+		return raw
+	}
+	c := fitResponse(id, res)
+	if c == nil {
+		return nil
+	}
+	if raw, err = json.Marshal(c); err != nil {
+		return nil
+	}
+	return raw
+}
+
+// resultFits reports whether the completed answer carrying raw fits the
+// MCP response budget: the same sum as marshalSize of that answer,
+// computed without building it.
+func resultFits(id string, raw []byte) bool {
+	env, err := viewOf(id, StatusCompleted, "", "", nil).appendJSON(nil)
+	if err != nil {
+		return false
+	}
+	n := len(env) - len("null") + len(raw)
+	extra := textExtra(env) + textExtra(raw) - 2
+	return answerSize(n, extra) <= MaxResponseBytes
+}
+
+// appendJSON appends o's JSON, exactly what encoding/json makes of it
+// (TestRequestOutEncodesLikeEncodingJSON), splicing a result that is
+// already JSON.
+func (o *requestOut) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"request_id":`...)
+	b = appendString(b, o.RequestID)
+	b = append(b, `,"status":`...)
+	b = appendString(b, string(o.Status))
+	b = append(b, `,"result":`...)
+	switch r := o.Result.(type) {
+	case nil:
+		b = append(b, "null"...)
+	case json.RawMessage:
+		if r == nil {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, r...)
+		}
+	default:
+		raw, err := json.Marshal(r)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, raw...)
+	}
+	b = append(b, `,"poll_after_ms":`...)
+	b = strconv.AppendInt(b, int64(o.PollAfterMS), 10)
+	if o.Error != nil {
+		b = append(b, `,"error":{"code":`...)
+		b = appendString(b, string(o.Error.Code))
+		b = append(b, `,"message":`...)
+		b = appendString(b, o.Error.Message)
+		b = append(b, '}')
+	}
+	return append(b, '}'), nil
+}
+
+// appendString appends s as encoding/json would: ids, statuses, codes and
+// static messages are plain ASCII and are copied; anything else goes
+// through encoding/json.
+func appendString(b []byte, s string) []byte {
+	for i := range len(s) {
+		c := s[i]
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			raw, _ := json.Marshal(s)
+			return append(b, raw...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}

@@ -202,12 +202,12 @@ func (b *Broker) execute(ctx context.Context, r *request, pins map[string]string
 func (rq *reqState) completeLocked(r *request, res any, err error) {
 	b := rq.b
 	if err == nil {
-		res = fitResponse(r.id, res)
-		if res == nil {
+		raw := fitEncoded(r.id, res) // encoded once, here (encode.go)
+		if raw == nil {
 			rq.finishLocked(r, StatusFailed, CodeLimitExceeded, msgTooManyRows)
 			return
 		}
-		r.result = res
+		r.result = raw
 		rq.finishLocked(r, StatusCompleted, "", "")
 		return
 	}
