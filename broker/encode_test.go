@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"strings"
 	"testing"
@@ -198,4 +199,29 @@ func BenchmarkWideResult(b *testing.B) {
 			b.ReportMetric(beforeNs/(float64(b.Elapsed().Nanoseconds())/float64(b.N)), "before/after")
 		}
 	})
+}
+
+// TestToolPanicAnsweredByTheHandler: a panicking tool handler answers
+// execution_failed itself, logged once; the result it returns is never
+// nil (a nil result made the middleware panic a second time).
+func TestToolPanicAnsweredByTheHandler(t *testing.T) {
+	type in struct {
+		X int `json:"x" limit:"minimum=0,maximum=1"`
+	}
+	buf := &lockedBuf{}
+	e := newEnv(t, "", func(b *Broker) {
+		b.log = slog.New(slog.NewTextHandler(buf, nil))
+		addTool(b, b.mcp, &mcp.Tool{Name: "boom", Description: "panics"}, func(context.Context, Call, in) (*endSessionOut, error) {
+			panic("boom")
+		})
+	})
+	nc := e.newConnection("agent")
+	cs := e.mustConnect(nc.Token, "")
+	if _, code := call(t, cs, "boom", map[string]any{"x": 1}); code != CodeExecutionFailed {
+		t.Fatalf("code %q, want execution_failed", code)
+	}
+	log := buf.String()
+	if n := strings.Count(log, "handler panic"); n != 1 || !strings.Contains(log, `method="tools/call boom"`) {
+		t.Fatalf("%d panics logged, want one in the tool handler:\n%s", n, log)
+	}
 }

@@ -65,8 +65,8 @@ func addTool[In, Out any](b *Broker, s *mcp.Server, t *mcp.Tool, h toolHandler[I
 	}
 	t.InputSchema = advertisedSchema(schema)
 	argSchemas.Store(t.Name, schema)
-	s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (_ *mcp.CallToolResult, err error) {
-		res := &mcp.CallToolResult{}
+	s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		res = &mcp.CallToolResult{}
 		// A panic becomes execution_failed here, inside the handler, so
 		// the SDK still builds the result (with the fields only it sets).
 		defer func() {
