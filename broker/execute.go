@@ -214,12 +214,12 @@ func (b *Broker) execute(ctx context.Context, r *request, pins map[string]string
 func (rq *reqState) completeLocked(r *request, res any, err error) {
 	b := rq.b
 	if err == nil {
-		res = fitResponse(r.id, res)
-		if res == nil {
+		raw, fitted := fitEncoded1(r.id, res) // encoded once, here (encode.go)
+		if raw == nil {
 			rq.finishLocked(r, StatusFailed, CodeLimitExceeded, msgTooManyRows)
 			return
 		}
-		r.result, r.outcome = res, outcomeOf(res)
+		r.result, r.outcome = raw, outcomeOf(fitted)
 		rq.finishLocked(r, StatusCompleted, "", "")
 		return
 	}

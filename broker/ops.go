@@ -66,8 +66,10 @@ type opInfo struct {
 var falseHint = new(bool)
 
 // readOnlyTool is the annotation of a tool that reads and changes nothing.
-func readOnlyTool(title string) *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, OpenWorldHint: falseHint}
+// No tool has a title: the names say it, and tools/list (which every
+// model request carries) is kept small (TestToolsListSize).
+func readOnlyTool() *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: falseHint}
 }
 
 // ops is the one table of operations, in the order tools are registered
@@ -77,26 +79,26 @@ var ops = []struct {
 	opInfo
 }{
 	{opBeginSession, opInfo{desc: descBeginSession,
-		annotations: &mcp.ToolAnnotations{Title: "Begin session", OpenWorldHint: falseHint, DestructiveHint: falseHint}}},
+		annotations: &mcp.ToolAnnotations{OpenWorldHint: falseHint, DestructiveHint: falseHint}}},
 	{opListCatalog, opInfo{desc: descListCatalog,
-		annotations: &mcp.ToolAnnotations{Title: "List shared catalog", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: falseHint}}},
+		annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: falseHint}}},
 	{opEndSession, opInfo{desc: descEndSession,
-		annotations: &mcp.ToolAnnotations{Title: "End session", IdempotentHint: true, OpenWorldHint: falseHint, DestructiveHint: falseHint}}},
-	{opListTables, opInfo{desc: descListTables, annotations: readOnlyTool("List tables"),
+		annotations: &mcp.ToolAnnotations{IdempotentHint: true, OpenWorldHint: falseHint, DestructiveHint: falseHint}}},
+	{opListTables, opInfo{desc: descListTables, annotations: readOnlyTool(),
 		kind: "metadata", scopes: scopesSource, catalog: true}},
-	{opDescribeTable, opInfo{desc: descDescribeTable, annotations: readOnlyTool("Describe table"),
+	{opDescribeTable, opInfo{desc: descDescribeTable, annotations: readOnlyTool(),
 		kind: "metadata", scopes: scopesTables, catalog: true}},
-	{opReadTable, opInfo{desc: descReadTable, annotations: readOnlyTool("Read table"),
+	{opReadTable, opInfo{desc: descReadTable, annotations: readOnlyTool(),
 		kind: "read", scopes: scopesTables, catalog: true}},
-	{opQuerySQL, opInfo{desc: descQuerySQL, annotations: readOnlyTool("Verified read-only SQL"),
+	{opQuerySQL, opInfo{desc: descQuerySQL, annotations: readOnlyTool(),
 		kind: "read", scopes: scopesTables, catalog: true}},
-	{opRequestSQL, opInfo{desc: descRequestSQL, annotations: &mcp.ToolAnnotations{Title: "Full SQL", OpenWorldHint: falseHint},
+	{opRequestSQL, opInfo{desc: descRequestSQL, annotations: &mcp.ToolAnnotations{OpenWorldHint: falseHint},
 		write: true, kind: "full", scopes: scopesFullSQL, catalog: true}},
-	{opReadOpenFile, opInfo{desc: descReadOpenFile, annotations: readOnlyTool("Read open document"),
+	{opReadOpenFile, opInfo{desc: descReadOpenFile, annotations: readOnlyTool(),
 		kind: "document", scopes: scopesDocument}},
-	{opGetRequest, opInfo{desc: descGetRequest, annotations: readOnlyTool("Get request")}},
+	{opGetRequest, opInfo{desc: descGetRequest, annotations: readOnlyTool()}},
 	{opCancelRequest, opInfo{desc: descCancelRequest,
-		annotations: &mcp.ToolAnnotations{Title: "Cancel request", IdempotentHint: true, OpenWorldHint: falseHint, DestructiveHint: falseHint}}},
+		annotations: &mcp.ToolAnnotations{IdempotentHint: true, OpenWorldHint: falseHint, DestructiveHint: falseHint}}},
 }
 
 // info returns o's row of ops; an operation not in the table has the

@@ -39,7 +39,7 @@ func inputSchema[T any]() *jsonschema.Schema {
 // typeLimits are the limits of named types used in many tools, applied
 // to a field of that type without a limit tag of its own.
 var typeLimits = map[reflect.Type]string{
-	reflect.TypeFor[SessionToken](): "maxLength=47,pattern=^dbs_[A-Za-z0-9_-]{43}$",
+	reflect.TypeFor[SessionToken](): "maxLength=47,pattern=^dbs_[\\w-]{43}$",
 }
 
 func applyLimits(t reflect.Type, s *jsonschema.Schema) {
@@ -48,6 +48,11 @@ func applyLimits(t reflect.Type, s *jsonschema.Schema) {
 	}
 	switch t.Kind() {
 	case reflect.Slice, reflect.Array:
+		// A Go slice may be nil, so inference allows null; an argument
+		// list is never null.
+		if s.Type == "" && slices.Equal(s.Types, []string{"null", "array"}) {
+			s.Type, s.Types = "array", nil
+		}
 		if s.Items != nil {
 			applyLimits(t.Elem(), s.Items)
 		}

@@ -8,7 +8,7 @@ import (
 )
 
 type listCatalogIn struct {
-	SessionToken SessionToken `json:"session_token" jsonschema:"the secret from begin_session"`
+	SessionToken SessionToken `json:"session_token"`
 }
 
 // CatalogSource is a shared source as an agent sees it: never a host,

@@ -3,8 +3,8 @@ package broker
 import "context"
 
 type requestIDIn struct {
-	SessionToken SessionToken `json:"session_token" jsonschema:"the secret from begin_session"`
-	RequestID    RequestID    `json:"request_id" jsonschema:"a request_id returned by a request tool of this session"`
+	SessionToken SessionToken `json:"session_token"`
+	RequestID    RequestID    `json:"request_id"`
 }
 
 // toolGetRequest returns the status and bounded result of the caller's own

@@ -14,7 +14,7 @@ import (
 type SessionToken string
 
 type beginSessionIn struct {
-	Label string `json:"label,omitempty" jsonschema:"optional short description of this client, at most 64 printable characters; not proof of identity" limit:"maxLength=64,pattern=^[^\\x00-\\x1f\\x7f]*$"`
+	Label string `json:"label,omitempty" limit:"maxLength=64,pattern=^[^\\x00-\\x1f\\x7f]*$"`
 }
 
 type beginSessionOut struct {
@@ -111,12 +111,12 @@ func (b *Broker) toolBeginSession(_ context.Context, c Call, in beginSessionIn) 
 		SessionID: s.ID, SessionToken: tok,
 		IdleDeadline: s.IdleDeadline().UTC(), ExpiresAt: s.ExpiresAt().UTC(),
 		IdleTimeoutSeconds: seconds(SessionIdleTimeout), MaxLifetimeSeconds: seconds(SessionMaxLifetime),
-		Limits: contractLimits, Instructions: Instructions,
+		Limits: contractLimits, Instructions: beginInstructions,
 	}, nil
 }
 
 type endSessionIn struct {
-	SessionToken SessionToken `json:"session_token" jsonschema:"the secret from begin_session"`
+	SessionToken SessionToken `json:"session_token"`
 }
 
 type endSessionOut struct {

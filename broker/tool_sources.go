@@ -6,7 +6,6 @@ import (
 
 	"github.com/dbeast/dbeast/engines"
 	"github.com/dbeast/dbeast/verifier"
-	"github.com/dbeast/dbeast/verifier/dialect"
 )
 
 // Identifier types shared by the request tools; their schema limits are
@@ -23,7 +22,7 @@ type (
 )
 
 func init() {
-	typeLimits[reflect.TypeFor[RequestKey]()] = "maxLength=36,pattern=^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+	typeLimits[reflect.TypeFor[RequestKey]()] = "maxLength=36,pattern=^[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$"
 	typeLimits[reflect.TypeFor[SourceID]()] = "maxLength=36,pattern=^src_[0-9a-f]{32}$"
 	typeLimits[reflect.TypeFor[RequestID]()] = "maxLength=36,pattern=^req_[0-9a-f]{32}$"
 	typeLimits[reflect.TypeFor[FileID]()] = "maxLength=36,pattern=^doc_[0-9a-f]{32}$"
@@ -31,47 +30,47 @@ func init() {
 
 // TableRef names a table as data, never as SQL.
 type TableRef struct {
-	Schema string `json:"schema" jsonschema:"schema as listed by list_tables (main for SQLite)" limit:"minLength=1,maxLength=128,pattern=^[^\\x00-\\x1f\\x7f]*$"`
-	Name   string `json:"name" jsonschema:"table name as listed by list_tables" limit:"minLength=1,maxLength=128,pattern=^[^\\x00-\\x1f\\x7f]*$"`
+	Schema string `json:"schema" limit:"minLength=1,maxLength=128,pattern=^[^\\x00-\\x1f\\x7f]*$"`
+	Name   string `json:"name" limit:"minLength=1,maxLength=128,pattern=^[^\\x00-\\x1f\\x7f]*$"`
 }
 
 type listTablesIn struct {
-	SessionToken SessionToken `json:"session_token" jsonschema:"the secret from begin_session"`
-	SourceID     SourceID     `json:"source_id" jsonschema:"a source_id from list_catalog"`
-	RequestKey   RequestKey   `json:"request_key" jsonschema:"a UUID you generate for this intent; reuse it only to ask for the same request again"`
+	SessionToken SessionToken `json:"session_token"`
+	SourceID     SourceID     `json:"source_id"`
+	RequestKey   RequestKey   `json:"request_key"`
 }
 
 type describeTableIn struct {
-	SessionToken SessionToken `json:"session_token" jsonschema:"the secret from begin_session"`
-	SourceID     SourceID     `json:"source_id" jsonschema:"a source_id from list_catalog"`
+	SessionToken SessionToken `json:"session_token"`
+	SourceID     SourceID     `json:"source_id"`
 	Table        TableRef     `json:"table"`
-	RequestKey   RequestKey   `json:"request_key" jsonschema:"a UUID you generate for this intent"`
+	RequestKey   RequestKey   `json:"request_key"`
 }
 
 type readTableIn struct {
-	SessionToken SessionToken `json:"session_token" jsonschema:"the secret from begin_session"`
-	SourceID     SourceID     `json:"source_id" jsonschema:"a source_id from list_catalog"`
+	SessionToken SessionToken `json:"session_token"`
+	SourceID     SourceID     `json:"source_id"`
 	Table        TableRef     `json:"table"`
-	Columns      []string     `json:"columns" jsonschema:"1 to 64 column names to read" limit:"minItems=1,maxItems=64,minLength=1,maxLength=128,pattern=^[^\\x00-\\x1f\\x7f]*$"`
-	Limit        int          `json:"limit" jsonschema:"rows to read, 1 to 500" limit:"minimum=1,maximum=500"`
-	Offset       int          `json:"offset,omitempty" jsonschema:"rows to skip, 0 to 1000000" limit:"minimum=0,maximum=1000000"`
-	RequestKey   RequestKey   `json:"request_key" jsonschema:"a UUID you generate for this intent"`
+	Columns      []string     `json:"columns" limit:"minItems=1,maxItems=64,minLength=1,maxLength=128,pattern=^[^\\x00-\\x1f\\x7f]*$"`
+	Limit        int          `json:"limit" limit:"minimum=1,maximum=500"`
+	Offset       int          `json:"offset,omitempty" limit:"minimum=0,maximum=1000000"`
+	RequestKey   RequestKey   `json:"request_key"`
 }
 
 type sqlIn struct {
-	SessionToken SessionToken `json:"session_token" jsonschema:"the secret from begin_session"`
-	SourceID     SourceID     `json:"source_id" jsonschema:"a source_id from list_catalog"`
-	SQL          string       `json:"sql" jsonschema:"one SQL statement, at most 64 KiB; physical tables as schema.table" limit:"minLength=1,maxLength=65536"`
-	RequestKey   RequestKey   `json:"request_key" jsonschema:"a UUID you generate for this intent"`
+	SessionToken SessionToken `json:"session_token"`
+	SourceID     SourceID     `json:"source_id"`
+	SQL          string       `json:"sql" limit:"minLength=1,maxLength=65536"`
+	RequestKey   RequestKey   `json:"request_key"`
 }
 
 type readOpenFileIn struct {
-	SessionToken SessionToken `json:"session_token" jsonschema:"the secret from begin_session"`
-	FileID       FileID       `json:"file_id" jsonschema:"a file_id from list_catalog"`
-	Version      int          `json:"version" jsonschema:"the snapshot version from list_catalog" limit:"minimum=1,maximum=1000000000"`
-	Offset       int          `json:"offset,omitempty" jsonschema:"byte offset of the range" limit:"minimum=0,maximum=4194304"`
-	Length       int          `json:"length" jsonschema:"bytes to read, 1 to 262144" limit:"minimum=1,maximum=262144"`
-	RequestKey   RequestKey   `json:"request_key" jsonschema:"a UUID you generate for this intent"`
+	SessionToken SessionToken `json:"session_token"`
+	FileID       FileID       `json:"file_id"`
+	Version      int          `json:"version" limit:"minimum=1,maximum=1000000000"`
+	Offset       int          `json:"offset,omitempty" limit:"minimum=0,maximum=4194304"`
+	Length       int          `json:"length" limit:"minimum=1,maximum=262144"`
+	RequestKey   RequestKey   `json:"request_key"`
 }
 
 // fullSQLWarning is shown with every full SQL prompt.
@@ -112,7 +111,7 @@ func (b *Broker) toolReadTable(ctx context.Context, c Call, in readTableIn) (*re
 			return nil, terr
 		}
 		sql := readTableSQL(src.Kind, in.Table, in.Columns, in.Limit, in.Offset)
-		v, err := dialect.Verify(verifier.Input{Dialect: src.Kind.Dialect(), SQL: sql, Mode: verifier.ModeRead, Database: b.databaseOf(src.ID)})
+		v, err := verify(verifier.Input{Dialect: src.Kind.Dialect(), SQL: sql, Mode: verifier.ModeRead, Database: b.databaseOf(src.ID)})
 		if err != nil {
 			return nil, refusal(err, CodeUnsupportedSafeRead)
 		}
@@ -128,7 +127,7 @@ func (b *Broker) toolQuerySQL(ctx context.Context, c Call, in sqlIn) (*requestOu
 		if terr != nil {
 			return nil, terr
 		}
-		v, err := dialect.Verify(verifier.Input{Dialect: src.Kind.Dialect(), SQL: in.SQL, Mode: verifier.ModeRead, Database: b.databaseOf(src.ID)})
+		v, err := verify(verifier.Input{Dialect: src.Kind.Dialect(), SQL: in.SQL, Mode: verifier.ModeRead, Database: b.databaseOf(src.ID)})
 		if err != nil {
 			return nil, refusal(err, CodeUnsupportedSafeRead)
 		}
@@ -148,7 +147,7 @@ func (b *Broker) toolRequestSQL(ctx context.Context, c Call, in sqlIn) (*request
 			return nil, toolErrMsg(CodePermissionDenied, msgReadOnlySource)
 		}
 		d := src.Kind.Dialect()
-		if _, err := dialect.Verify(verifier.Input{Dialect: d, SQL: in.SQL, Mode: verifier.ModeFull}); err != nil {
+		if _, err := verify(verifier.Input{Dialect: d, SQL: in.SQL, Mode: verifier.ModeFull}); err != nil {
 			return nil, refusal(err, CodeInvalidInput)
 		}
 		r := newSourceRequest(s, src, opRequestSQL)
@@ -159,7 +158,7 @@ func (b *Broker) toolRequestSQL(ctx context.Context, c Call, in sqlIn) (*request
 		}
 		// A single-table write that standing read_write table access covers
 		// runs as the verifier's regenerated SQL, without a prompt.
-		v, err := dialect.Verify(verifier.Input{Dialect: d, SQL: in.SQL, Mode: verifier.ModeTableWrite, Database: b.databaseOf(src.ID)})
+		v, err := verify(verifier.Input{Dialect: d, SQL: in.SQL, Mode: verifier.ModeTableWrite, Database: b.databaseOf(src.ID)})
 		if err == nil && v.Target != nil {
 			acc := b.EffectiveAccess(s.ConnectionID, src.ID)
 			for _, ts := range acc.Tables {

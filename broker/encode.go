@@ -1,0 +1,215 @@
+package broker
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strconv"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// The MCP boundary's encoding: arguments are checked and decoded once,
+// and every answer is encoded once. A completed request's result is
+// encoded when it completes (fitEncoded), checked against the response
+// budget on those bytes and kept as immutable JSON; each answer that
+// carries it splices the bytes in (requestOut.appendJSON), and the SDK
+// gets them as raw structured content with the same bytes as the text
+// copy, so nothing is encoded, decoded into a map or validated again.
+
+// errArguments is the error of arguments that fail the enforced input
+// schema. It is not a *ToolError on purpose: toolErrorMiddleware treats
+// it as the SDK's own refusal and answers invalid_input naming the
+// argument, from our schema, never from the input.
+var errArguments = argumentsError{}
+
+type argumentsError struct{}
+
+func (argumentsError) Error() string { return "invalid arguments" }
+
+// msgAnswerTooLarge is the static reason when an answer would not fit the
+// MCP response budget (results are trimmed to fit before that).
+const msgAnswerTooLarge = "the answer would exceed the 1 MiB MCP response limit"
+
+// decodeArgs checks args against the enforced schema and decodes them
+// into In, as the SDK's typed AddTool does: absent or null arguments are
+// the empty object, the check runs on the generic JSON value before any
+// decoding into In, and every property of In is closed by
+// additionalProperties false, so the decoder meets only exact names.
+func decodeArgs[In any](rs *jsonschema.Resolved, args json.RawMessage) (In, bool) {
+	var in In
+	var m map[string]any
+	if len(args) > 0 {
+		if err := json.Unmarshal(args, &m); err != nil {
+			return in, false
+		}
+	}
+	if m == nil {
+		m = map[string]any{}
+	}
+	if rs.Validate(m) != nil {
+		return in, false
+	}
+	if len(args) > 0 && string(args) != "null" {
+		if err := json.Unmarshal(args, &in); err != nil {
+			return in, false
+		}
+	}
+	return in, true
+}
+
+// advertisedSchema is the input schema tools/list shows: the enforced
+// schema with every type, limit, required list and additionalProperties
+// false, without patterns. A pattern only says what the server accepts
+// (opaque ids are copied from answers, names come from list_tables), it
+// is checked server-side all the same, and the patterns were a fifth of
+// tools/list, which every model request carries.
+func advertisedSchema(s *jsonschema.Schema) *jsonschema.Schema {
+	c := s.CloneSchemas()
+	var strip func(*jsonschema.Schema)
+	strip = func(s *jsonschema.Schema) {
+		if s == nil {
+			return
+		}
+		s.Pattern = ""
+		for _, p := range s.Properties {
+			strip(p)
+		}
+		strip(s.Items)
+	}
+	strip(c)
+	return c
+}
+
+// jsonAppender is an answer that encodes itself, splicing bytes encoded
+// earlier (a completed result) instead of encoding them again.
+type jsonAppender interface {
+	appendJSON(b []byte) ([]byte, error)
+}
+
+// encodeAnswer encodes a tool's answer once and checks it against the
+// MCP response budget on those bytes.
+func encodeAnswer(out any) (json.RawMessage, *ToolError) {
+	if v := reflect.ValueOf(out); !v.IsValid() || (v.Kind() == reflect.Pointer && v.IsNil()) {
+		return nil, toolErrMsg(CodeExecutionFailed, msgInternal)
+	}
+	var raw []byte
+	var err error
+	if a, ok := out.(jsonAppender); ok {
+		raw, err = a.appendJSON(make([]byte, 0, 512))
+	} else {
+		raw, err = json.Marshal(out)
+	}
+	if err != nil {
+		return nil, toolErrMsg(CodeExecutionFailed, msgInternal)
+	}
+	if answerSize(len(raw), textExtra(raw)) > MaxResponseBytes {
+		return nil, toolErrMsg(CodeLimitExceeded, msgAnswerTooLarge)
+	}
+	return raw, nil
+}
+
+// textExtra is how many bytes longer raw is as a JSON string (the text
+// copy of the answer) than as JSON, quotes around it included. raw is
+// encoding/json output: it holds no control character, no invalid UTF-8,
+// no U+2028/2029 and no <, > or & (all escaped already), so only quotes
+// and backslashes gain a byte.
+func textExtra(raw []byte) int {
+	return 2 + bytes.Count(raw, []byte{'"'}) + bytes.Count(raw, []byte{'\\'})
+}
+
+// answerSize is what marshalSize counts for an answer of n JSON bytes
+// whose text copy is extra bytes longer: both copies and the envelope.
+func answerSize(n, extra int) int { return n + n + extra + 1024 }
+
+// fitEncoded encodes a completed request's result once and returns it
+// when the whole get_request answer fits the MCP response budget;
+// otherwise the result trimmed by fitResponse, encoded once more. Nil
+// means it cannot fit at all. The bytes are never modified afterwards:
+// every answer copies them. fitEncoded1 also returns the value the bytes
+// encode (res or its trimmed copy), for the console's outcome.
+func fitEncoded(id string, res any) json.RawMessage {
+	raw, _ := fitEncoded1(id, res)
+	return raw
+}
+
+func fitEncoded1(id string, res any) (json.RawMessage, any) {
+	raw, err := json.Marshal(res)
+	if err == nil && resultFits(id, raw) {
+		return raw, res
+	}
+	c := fitResponse(id, res)
+	if c == nil {
+		return nil, nil
+	}
+	if raw, err = json.Marshal(c); err != nil {
+		return nil, nil
+	}
+	return raw, c
+}
+
+// resultFits reports whether the completed answer carrying raw fits the
+// MCP response budget: the same sum as marshalSize of that answer,
+// computed without building it.
+func resultFits(id string, raw []byte) bool {
+	env, err := viewOf(id, StatusCompleted, "", "", nil).appendJSON(nil)
+	if err != nil {
+		return false
+	}
+	n := len(env) - len("null") + len(raw)
+	extra := textExtra(env) + textExtra(raw) - 2
+	return answerSize(n, extra) <= MaxResponseBytes
+}
+
+// appendJSON appends o's JSON, exactly what encoding/json makes of it
+// (TestRequestOutEncodesLikeEncodingJSON), splicing a result that is
+// already JSON.
+func (o *requestOut) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"request_id":`...)
+	b = appendString(b, o.RequestID)
+	b = append(b, `,"status":`...)
+	b = appendString(b, string(o.Status))
+	b = append(b, `,"result":`...)
+	switch r := o.Result.(type) {
+	case nil:
+		b = append(b, "null"...)
+	case json.RawMessage:
+		if r == nil {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, r...)
+		}
+	default:
+		raw, err := json.Marshal(r)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, raw...)
+	}
+	b = append(b, `,"poll_after_ms":`...)
+	b = strconv.AppendInt(b, int64(o.PollAfterMS), 10)
+	if o.Error != nil {
+		b = append(b, `,"error":{"code":`...)
+		b = appendString(b, string(o.Error.Code))
+		b = append(b, `,"message":`...)
+		b = appendString(b, o.Error.Message)
+		b = append(b, '}')
+	}
+	return append(b, '}'), nil
+}
+
+// appendString appends s as encoding/json would: ids, statuses, codes and
+// static messages are plain ASCII and are copied; anything else goes
+// through encoding/json.
+func appendString(b []byte, s string) []byte {
+	for i := range len(s) {
+		c := s[i]
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			raw, _ := json.Marshal(s)
+			return append(b, raw...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
