@@ -53,8 +53,8 @@ func classifyConnect(err error) *engines.Error {
 	return engines.NewError(engines.CodeUnavailable, engines.ReasonConnect, err)
 }
 
-// ReasonNoDatabaseAccess: the account exists but has no privilege on the
-// source's database (1044 at connect).
+// ReasonNoDatabaseAccess is the reason when the account exists but has
+// no privilege on the source's database (1044 at connect).
 const ReasonNoDatabaseAccess engines.Reason = "the account has no privilege on the source's database"
 
 func init() {
