@@ -126,14 +126,9 @@ func answerSize(n, extra int) int { return n + n + extra + 1024 }
 // when the whole get_request answer fits the MCP response budget;
 // otherwise the result trimmed by fitResponse, encoded once more. Nil
 // means it cannot fit at all. The bytes are never modified afterwards:
-// every answer copies them. fitEncoded1 also returns the value the bytes
-// encode (res or its trimmed copy), for the console's outcome.
-func fitEncoded(id string, res any) json.RawMessage {
-	raw, _ := fitEncoded1(id, res)
-	return raw
-}
-
-func fitEncoded1(id string, res any) (json.RawMessage, any) {
+// every answer copies them. It also returns the value the bytes encode
+// (res or its trimmed copy), for the console's outcome.
+func fitEncoded(id string, res any) (json.RawMessage, any) {
 	raw, err := json.Marshal(res)
 	if err == nil && resultFits(id, raw) {
 		return raw, res

@@ -89,7 +89,7 @@ func TestFitEncodedKeepsTheBudget(t *testing.T) {
 	for i := range 500 {
 		big.Rows = append(big.Rows, []any{fmt.Sprintf("%d%s", i, strings.Repeat("x", 4000))})
 	}
-	raw := fitEncoded(id, big)
+	raw, _ := fitEncoded(id, big)
 	want, _ := json.Marshal(fitResponse(id, big))
 	if string(raw) != string(want) || !strings.Contains(string(raw), `"truncated":true`) {
 		t.Fatalf("over the budget: %d bytes, fitResponse's trim is %d bytes", len(raw), len(want))
@@ -174,7 +174,7 @@ func BenchmarkWideResult(b *testing.B) {
 		wire(raw)
 	}
 	after := func() {
-		kept := fitEncoded(id, res)
+		kept, _ := fitEncoded(id, res)
 		raw, terr := encodeAnswer(viewOf(id, StatusCompleted, "", "", kept))
 		if terr != nil {
 			b.Fatal(terr)

@@ -214,7 +214,7 @@ func (b *Broker) execute(ctx context.Context, r *request, pins map[string]string
 func (rq *reqState) completeLocked(r *request, res any, err error) {
 	b := rq.b
 	if err == nil {
-		raw, fitted := fitEncoded1(r.id, res) // encoded once, here (encode.go)
+		raw, fitted := fitEncoded(r.id, res) // encoded once, here (encode.go)
 		if raw == nil {
 			rq.finishLocked(r, StatusFailed, CodeLimitExceeded, msgTooManyRows)
 			return
