@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/dbeast/dbeast/corpus"
 	"github.com/dbeast/dbeast/engines"
 )
@@ -83,18 +81,7 @@ func (r TPCDSRun) Run(t *testing.T) {
 			if res.Truncated {
 				t.Fatalf("result truncated at %d rows", len(res.Rows))
 			}
-			gotCols := append([]string(nil), res.Columns...)
-			for i := range gotCols {
-				if r.LooseExprNames && i < len(wantCols) && strings.Contains(wantCols[i], "(") {
-					gotCols[i] = wantCols[i]
-				}
-			}
-			if diff := cmp.Diff(wantCols, gotCols); diff != "" {
-				t.Errorf("columns (-server +read):\n%s", diff)
-			}
-			if diff := cmp.Diff(wantRows, RowLines(t, res.Rows)); diff != "" {
-				t.Errorf("rows (-server +read):\n%s", diff)
-			}
+			compareAnswer(t, res, wantCols, wantRows, r.LooseExprNames)
 			if len(wantRows) > 0 {
 				nonEmpty++
 			}
