@@ -23,28 +23,6 @@ import (
 	"github.com/dbeast/dbeast/verifier"
 )
 
-// serveChildEnv carries the arguments of a `dbeast serve` that
-// TestServeChildProcess runs when the test binary re-executes itself.
-const serveChildEnv = "DBEAST_TEST_SERVE_CHILD_ARGS"
-
-// TestServeChildProcess is `dbeast serve` in a child process: the test
-// binary holds the same main package, so re-executing it with
-// serveChildEnv set runs the real command in its own process (its own C
-// stacks and exit status), without a separate build. Run directly, it
-// skips.
-func TestServeChildProcess(t *testing.T) {
-	raw := os.Getenv(serveChildEnv)
-	if raw == "" {
-		t.Skip("runs only as the child process of startChild")
-	}
-	var args []string
-	if err := json.Unmarshal([]byte(raw), &args); err != nil {
-		fmt.Fprintln(os.Stderr, "bad", serveChildEnv)
-		os.Exit(2)
-	}
-	os.Exit(commands[args[0]].run(args[1:]))
-}
-
 // childProcess is a dbeast command running in its own process.
 type childProcess struct {
 	cmd    *exec.Cmd
@@ -56,9 +34,10 @@ type childProcess struct {
 // startChild re-executes the test binary as `dbeast args…`.
 func startChild(t *testing.T, stdin io.Reader, args ...string) (*childProcess, io.Reader) {
 	t.Helper()
-	raw, _ := json.Marshal(args)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestServeChildProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), serveChildEnv+"="+string(raw))
+	// The child runs main in its own process (its own C stacks and exit
+	// status) through TestMain (runMainEnv), without a separate build.
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), runMainEnv+"=1")
 	cmd.Stdin = stdin
 	c := &childProcess{cmd: cmd, stderr: &syncBuffer{}, done: make(chan struct{})}
 	cmd.Stderr = c.stderr
@@ -484,9 +463,8 @@ func TestDeepInputsAtTheBoundFitAQuarterStack(t *testing.T) {
 					lines++
 				}
 			}
-			raw, _ := json.Marshal([]string{"verify", "--dialect", string(d), "--database", "shop", "--jsonl"})
-			cmd := exec.Command(sh, "-c", `ulimit -s 2048 && exec "$0" "$@"`, os.Args[0], "-test.run=^TestServeChildProcess$", "-test.count=1")
-			cmd.Env = append(os.Environ(), serveChildEnv+"="+string(raw))
+			cmd := exec.Command(sh, "-c", `ulimit -s 2048 && exec "$0" "$@"`, os.Args[0], "verify", "--dialect", string(d), "--database", "shop", "--jsonl")
+			cmd.Env = append(os.Environ(), runMainEnv+"=1") // TestMain runs main
 			cmd.Stdin = &in
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -18,19 +18,6 @@ import (
 	"time"
 )
 
-// serveProcessEnv makes the test binary run `dbeast serve` with its
-// arguments instead of the tests, so a test can start a real serve
-// process (its own pid, its own inherited descriptors) without building
-// the binary first.
-const serveProcessEnv = "DBEAST_TEST_RUN_SERVE"
-
-func init() {
-	if os.Getenv(serveProcessEnv) == "1" && len(os.Args) > 1 && os.Args[1] == "serve" {
-		os.Unsetenv(serveProcessEnv)
-		os.Exit(runServe(os.Args[2:]))
-	}
-}
-
 // serveProcess is a running `dbeast serve` child process.
 type serveProcess struct {
 	cmd *exec.Cmd
@@ -55,7 +42,7 @@ func serveCommand(t *testing.T, dir, tokenFile string, inherited []*os.File, nam
 	args := []string{"serve", "--state-dir", dir, "--listen", "127.0.0.1:0", "--console", "127.0.0.1:0",
 		"--console-token-file", tokenFile, "--log-level", "warn"}
 	var cmd *exec.Cmd
-	env := append(os.Environ(), serveProcessEnv+"=1")
+	env := append(os.Environ(), runMainEnv+"=1") // TestMain runs main
 	if len(inherited) > 0 {
 		cmd = exec.Command("sh", append([]string{"-c", `LISTEN_PID=$$ exec "$0" "$@"`, exe}, args...)...)
 		cmd.ExtraFiles = inherited
@@ -493,7 +480,7 @@ func TestServeUnderSystemdSocketActivate(t *testing.T) {
 	}
 	mcpAddr, consoleAddr := freeAddr(t), freeAddr(t)
 	tokenFile := filepath.Join(t.TempDir(), "console-token")
-	cmd := exec.Command(ssa, "-l", mcpAddr, "-l", consoleAddr, "--fdname=mcp:console", "-E", serveProcessEnv+"=1",
+	cmd := exec.Command(ssa, "-l", mcpAddr, "-l", consoleAddr, "--fdname=mcp:console", "-E", runMainEnv+"=1",
 		exe, "serve", "--state-dir", filepath.Join(t.TempDir(), "state"), "--console-token-file", tokenFile, "--log-level", "warn")
 	p := &serveProcess{cmd: cmd, exited: make(chan struct{}), out: &syncBuffer{},
 		mcpURL: "http://" + mcpAddr + "/mcp", apiURL: "http://" + consoleAddr + "/api/"}
