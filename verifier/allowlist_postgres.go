@@ -39,7 +39,7 @@ var PostgresAllowlist = Allowlist{
 	// SUBSTRING(… FROM … FOR …), TRIM(…) and POSITION(… IN …) call.
 	{Name: "substring", Kind: Scalar, MinArgs: 2, MaxArgs: 3, Syntax: "SUBSTRING"},
 	{Name: "substr", Kind: Scalar, MinArgs: 2, MaxArgs: 3},
-	{Name: "btrim", Kind: Scalar, MinArgs: 1, MaxArgs: 2, Syntax: "TRIM"},
+	{Name: "btrim", Kind: Scalar, MinArgs: 1, MaxArgs: 2, Syntax: "TRIM", Note: "also as TRIM(…)"},
 	{Name: "ltrim", Kind: Scalar, MinArgs: 1, MaxArgs: 2, Syntax: "TRIM"},
 	{Name: "rtrim", Kind: Scalar, MinArgs: 1, MaxArgs: 2, Syntax: "TRIM"},
 	{Name: "concat", Kind: Scalar, MinArgs: 1, MaxArgs: MaxVariadicArgs},
@@ -108,5 +108,5 @@ var PostgresAllowlist = Allowlist{
 	{Name: "greatest", Kind: SyntaxNode, Syntax: "GREATEST"},
 	{Name: "least", Kind: SyntaxNode, Syntax: "LEAST"},
 	// x LIKE p ESCAPE e: the grammar's pg_catalog.like_escape(p, e) call.
-	{Name: "like_escape", Kind: SyntaxCall},
+	{Name: "like_escape", Kind: SyntaxCall, Note: "as LIKE … ESCAPE …"},
 }
