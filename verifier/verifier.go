@@ -20,6 +20,7 @@ import (
 	"errors"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -248,7 +249,7 @@ const (
 // messages holds the static text for each code. A refusal's message is
 // always one of these: never input or parser text.
 var messages = map[Code]string{
-	CodeInputTooLarge:        "SQL text is larger than 64 KiB",
+	CodeInputTooLarge:        "SQL text is larger than " + strconv.Itoa(MaxSQLBytes>>10) + " KiB",
 	CodeInvalidEncoding:      "SQL text contains a NUL byte or invalid UTF-8",
 	CodeParseError:           "SQL text could not be parsed",
 	CodeEmptyStatement:       "SQL text contains no statement",
