@@ -24,9 +24,6 @@ const maxPadLength = 10000
 // value at most that many times longer.
 const maxReplacement = 100
 
-// maxVariadicArgs bounds CONCAT, CONCAT_WS, GREATEST and LEAST.
-const maxVariadicArgs = verifier.MaxVariadicArgs
-
 // scalarSpecs are the allowed non-aggregate functions by TiDB's lower-case
 // name.
 var scalarSpecs = verifier.MySQLAllowlist.Specs(verifier.Scalar)

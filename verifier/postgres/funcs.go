@@ -11,9 +11,6 @@ import (
 // built from it, so the walk, the engines' name sets, the engine's plan
 // guard and the server instructions read one table.
 
-// funcSpec describes one allowed function name: its row of the table.
-type funcSpec = verifier.Function
-
 // How a function may be called (verifier.CallKind).
 const (
 	fnScalar     = verifier.Scalar
