@@ -1,9 +1,14 @@
 package broker
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -194,6 +199,54 @@ func TestLimitTable(t *testing.T) {
 			}) {
 				t.Errorf("%q does not spell limitTable's %q as %q", text, name, forms)
 			}
+		}
+	}
+}
+
+// reSpelledLimit matches a number with a unit of size, time or length,
+// as a text spells a limit ("4 MiB", "15 seconds", "30-second").
+var reSpelledLimit = regexp.MustCompile(`\b[0-9]+[ -](KiB|MiB|GiB|seconds?|minutes?|hours?|characters)\b`)
+
+// TestNoUntiedLimitText: no string literal (struct tags included) of the
+// broker and its internal packages, the engines' shared package or the
+// verifier's spells a limit
+// unless limitTexts ties it to its row, so a new message with a number
+// in it cannot drift from the constant unnoticed.
+func TestNoUntiedLimitText(t *testing.T) {
+	var tied []string
+	for _, texts := range limitTexts() {
+		tied = append(tied, texts...)
+	}
+	// The broker and its internal packages (what the split moves out of
+	// it stays covered), the engines' shared package and the verifier's.
+	internal, _ := filepath.Glob("internal/*")
+	for _, dir := range append([]string{".", "../engines", "../verifier"}, internal...) {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil || len(files) == 0 && !strings.HasPrefix(dir, "internal") {
+			t.Fatalf("%s: no Go files (%v)", dir, err)
+		}
+		for _, path := range files {
+			if strings.HasSuffix(path, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				lit, ok := n.(*ast.BasicLit)
+				if !ok || lit.Kind != token.STRING || !reSpelledLimit.MatchString(lit.Value) {
+					return true
+				}
+				s, err := strconv.Unquote(lit.Value)
+				if err != nil {
+					t.Fatalf("%s: %v", path, err)
+				}
+				if !slices.ContainsFunc(tied, func(x string) bool { return strings.Contains(x, s) || strings.Contains(s, x) }) {
+					t.Errorf("%s: %q spells a limit that limitTexts does not tie to limitTable", path, s)
+				}
+				return true
+			})
 		}
 	}
 }
