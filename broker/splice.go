@@ -79,7 +79,8 @@ func setAnswer(ctx context.Context, res *mcp.CallToolResult, raw json.RawMessage
 		return
 	}
 	res.StructuredContent = json.RawMessage(`"` + sp.add(raw) + `"`)
-	res.Content = []mcp.Content{&mcp.TextContent{Text: sp.add(appendTextCopy(nil, raw))}}
+	text := appendTextCopy(make([]byte, 0, len(raw)+textExtra(raw)), raw)
+	res.Content = []mcp.Content{&mcp.TextContent{Text: sp.add(text)}}
 }
 
 // appendTextCopy appends raw as a JSON string, exactly as encoding/json
