@@ -43,7 +43,7 @@ func (b *Broker) guard(sdk http.Handler) http.Handler {
 		// The SDK checks Expiration against the real clock; the guard already
 		// decided, so this only has to outlive the request.
 		return &auth.TokenInfo{UserID: id, Expiration: time.Now().Add(time.Hour)}, nil
-	}, nil)(sdk)
+	}, nil)(spliceAnswers(sdk))
 
 	g := b.mcpGuard()
 	authed := g.Authenticated(verified)

@@ -49,11 +49,13 @@ type toolHandler[In, Out any] func(ctx context.Context, c Call, in In) (Out, err
 //     the argument;
 //   - tools/list advertises advertisedSchema: the same limits without the
 //     patterns of opaque ids, which only the server needs;
-//   - the answer is encoded once (encodeAnswer) and handed to the SDK as
-//     raw structured content plus its text copy, which the SDK passes on
-//     without encoding or validating it again. The tool has no
-//     outputSchema: 43% of tools/list (which every client puts in its
-//     model's context) was output schemas no model reads.
+//   - the answer is encoded once (encodeAnswer) and reaches the wire as
+//     those bytes, structured content plus its text copy, spliced in
+//     after the SDK encoded the response around two placeholders
+//     (splice.go), so the SDK neither encodes nor validates it again.
+//     The tool has no outputSchema: 43% of tools/list (which every
+//     client puts in its model's context) was output schemas no model
+//     reads.
 //
 // The caller's identity comes from the guard; the connection is checked
 // again here, so a connection revoked during a request is refused.
@@ -114,9 +116,9 @@ func addTool[In, Out any](b *Broker, s *mcp.Server, t *mcp.Tool, h toolHandler[I
 			return res, nil
 		}
 		// One encoding, two views of it: the structured content as raw
-		// JSON and the text block older clients read.
-		res.StructuredContent = raw
-		res.Content = []mcp.Content{&mcp.TextContent{Text: string(raw)}}
+		// JSON and the text block older clients read, spliced into the
+		// response by the MCP handler's writer (splice.go).
+		setAnswer(ctx, res, raw)
 		return res, nil
 	})
 }

@@ -250,13 +250,13 @@ func (a *agent) call(ctx context.Context, tool string, args map[string]any) (jso
 			}
 		}
 	}
+	// The text copy of a successful answer is not decoded (it is the
+	// structured content again), as DBHub's client decodes only isError:
+	// both clients do the work they need, no more.
 	var rpc struct {
 		Result struct {
 			IsError           bool            `json:"isError"`
 			StructuredContent json.RawMessage `json:"structuredContent"`
-			Content           []struct {
-				Text string `json:"text"`
-			} `json:"content"`
 		} `json:"result"`
 		Error *struct {
 			Message string `json:"message"`
@@ -269,8 +269,18 @@ func (a *agent) call(ctx context.Context, tool string, args map[string]any) (jso
 		return nil, resp.StatusCode, "rpc error: " + rpc.Error.Message, nil
 	}
 	if rpc.Result.IsError {
+		var er struct {
+			Result struct {
+				Content []struct {
+					Text string `json:"text"`
+				} `json:"content"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(data, &er); err != nil {
+			return nil, resp.StatusCode, "", err
+		}
 		text := ""
-		for _, c := range rpc.Result.Content {
+		for _, c := range er.Result.Content {
 			text += c.Text
 		}
 		return nil, resp.StatusCode, text, nil
