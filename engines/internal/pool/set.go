@@ -41,27 +41,33 @@ type Set[M Member] struct {
 // NewSet returns an empty, open set.
 func NewSet[M Member]() *Set[M] { return &Set[M]{m: map[Key]M{}} }
 
-// Get returns the member of k, making it with mk on first use. Before a
-// new member is added, members with no idle connection and no use for
-// their IdleTimeout are closed and dropped, so the set holds only sources
-// in use. After Close, Get still makes a member, closed and not kept: an
-// engine opened then runs on a connection of its own, closed with it.
-// An error of mk is returned as is.
+// Get returns the member of k, making it with mk on first use. mk runs
+// outside the set's lock (it may read files, such as a password file);
+// when two Gets make the same member at once, the first one kept wins.
+// Before a new member is added, members with no idle connection and no
+// use for their IdleTimeout are closed and dropped, so the set holds only
+// sources in use. After Close, Get still makes a member, closed and not
+// kept: an engine opened then runs on a connection of its own, closed
+// with it. An error of mk is returned as is.
 func (s *Set[M]) Get(k Key, mk func() (M, error)) (M, error) {
 	s.mu.Lock()
-	if m, ok := s.m[k]; ok {
-		s.mu.Unlock()
+	m, ok := s.m[k]
+	s.mu.Unlock()
+	if ok {
 		return m, nil
 	}
 	m, err := mk()
 	if err != nil {
-		s.mu.Unlock()
 		return m, err
 	}
 	var dropped []M
-	if s.closed {
+	s.mu.Lock()
+	switch kept, ok := s.m[k]; {
+	case ok:
+		m = kept // made meanwhile; ours holds nothing yet
+	case s.closed:
 		dropped = append(dropped, m)
-	} else {
+	default:
 		now := time.Now()
 		for key, old := range s.m {
 			if old.unused(now) {
