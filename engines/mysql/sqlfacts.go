@@ -12,7 +12,8 @@ var (
 // string).
 func (Driver) QuoteIdent(name string) string { return quoteIdent(name) }
 
-// FullSQLNote: full SQL is not analysed, and a fully qualified name
-// (other_db.table) reaches any database the account can reach on the
-// server, not only the configured one.
+// FullSQLNote says what full SQL reaches on MySQL and MariaDB: it is not
+// analysed, and a fully qualified name (other_db.table) reaches any
+// database the account can reach on the server, not only the configured
+// one.
 func (Driver) FullSQLNote() string { return "A fully qualified name can reach another database." }

@@ -61,7 +61,9 @@ func Born() Life { return Life{created: time.Now()} }
 // came back to the pool: zero for a connection that was never pooled.
 func (l *Life) Uses() int { return l.uses }
 
-func (l *Life) life() *Life { return l }
+// PoolLife returns l itself, so that every type embedding a Life is a
+// Conn; its fields are the pool's alone.
+func (l *Life) PoolLife() *Life { return l }
 
 // Conn is a connection the pool can hold: an engine's type that embeds a
 // Life.
@@ -74,7 +76,8 @@ type Conn interface {
 	// Close ends the connection for good. The pool calls it outside its
 	// lock; its error is of no use to the pool and is dropped.
 	Close() error
-	life() *Life
+	// PoolLife is the embedded Life's.
+	PoolLife() *Life
 }
 
 // Pool is the idle connections of one source. The zero value is not
@@ -111,7 +114,7 @@ func (p *Pool[C]) Get(ctx context.Context) (C, bool) {
 		c := p.idle[n-1]
 		p.idle[n-1] = zero
 		p.idle = p.idle[:n-1]
-		expired := p.expiredLocked(c.life(), time.Now())
+		expired := p.expiredLocked(c.PoolLife(), time.Now())
 		p.mu.Unlock()
 		if expired || !p.check(ctx, c) {
 			_ = c.Close()
@@ -134,7 +137,7 @@ func (p *Pool[C]) check(ctx context.Context, c C) bool {
 func (p *Pool[C]) Put(c C) {
 	now := time.Now()
 	p.mu.Lock()
-	l := c.life()
+	l := c.PoolLife()
 	l.uses++
 	l.idle = now
 	p.last = now
@@ -167,7 +170,7 @@ func (p *Pool[C]) Prune() {
 	var keep, stale []C
 	next := p.cfg.IdleTimeout
 	for _, c := range p.idle {
-		l := c.life()
+		l := c.PoolLife()
 		if p.expiredLocked(l, now) {
 			stale = append(stale, c)
 			continue
@@ -240,7 +243,7 @@ func (p *Pool[C]) Age(created, idle time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, c := range p.idle {
-		l := c.life()
+		l := c.PoolLife()
 		l.created = l.created.Add(-created)
 		l.idle = l.idle.Add(-idle)
 	}
