@@ -145,9 +145,9 @@ func (b *Broker) requestList(status Status, labels map[string]string) []RequestI
 		// with table "b" never look alike to the person.
 		tables := make([]string, len(r.tables))
 		for j, t := range r.tables {
-			tables[j] = quoteIdent(engines.Kind(r.kind), t.Schema) + "." + quoteIdent(engines.Kind(r.kind), t.Name)
+			tables[j] = b.quoteIdent(engines.Kind(r.kind), t.Schema) + "." + b.quoteIdent(engines.Kind(r.kind), t.Name)
 		}
-		cols, partial := columnsOf(engines.Kind(r.kind), r.verdict)
+		cols, partial := columnsOf(b.cfg.Drivers[engines.Kind(r.kind)], r.verdict)
 		if r.operation.info().scopes == scopesFullSQL {
 			cols, partial = nil, false // full SQL is not analysed for access
 		}
@@ -189,7 +189,7 @@ func (b *Broker) writeTargets(kind engines.Kind, sourceID, stmt string) []string
 	}
 	v, err := dialect.Verify(verifier.Input{Dialect: kind.Dialect(), SQL: stmt, Mode: verifier.ModeTableWrite, Database: db})
 	if err == nil && v.Target != nil {
-		t = []string{quoteIdent(kind, v.Target.Schema) + "." + quoteIdent(kind, v.Target.Name)}
+		t = []string{b.quoteIdent(kind, v.Target.Schema) + "." + b.quoteIdent(kind, v.Target.Name)}
 	}
 	targets.mu.Lock()
 	if targets.m == nil || len(targets.m) >= maxTargets {

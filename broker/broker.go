@@ -16,6 +16,7 @@ import (
 
 	"github.com/dbeast/dbeast/broker/internal/httpguard"
 	"github.com/dbeast/dbeast/broker/store"
+	"github.com/dbeast/dbeast/engines"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -346,7 +347,8 @@ func (b *Broker) StartServer() error {
 	return b.startMCPSrvLocked()
 }
 
-// Close stops both listeners and ends every session.
+// Close stops both listeners, ends every session and closes the drivers'
+// pools (engines.Closer).
 func (b *Broker) Close() error {
 	b.srvMu.Lock()
 	if b.closed {
@@ -366,6 +368,14 @@ func (b *Broker) Close() error {
 		console.Close()
 	}
 	b.closeState()
+	// The drivers' idle connections go last, after the listeners and
+	// sessions; an engine still running keeps its own connection, which
+	// its Close closes, since a closed Driver pools nothing.
+	for _, d := range b.cfg.Drivers {
+		if c, ok := d.(engines.Closer); ok {
+			_ = c.Close()
+		}
+	}
 	return err
 }
 

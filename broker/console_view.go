@@ -56,7 +56,8 @@ type TableColumns struct {
 // statement reads: a * (or a product, or count(*): the check is on the
 // character, so it errs towards saying so) reads columns not named, and
 // with more than one table an unqualified column is tied to none of them.
-func columnsOf(kind engines.Kind, v *verifier.Verdict) ([]TableColumns, bool) {
+// Tables are quoted by d's engine (engines.QuoteIdent).
+func columnsOf(d engines.Driver, v *verifier.Verdict) ([]TableColumns, bool) {
 	if v == nil || len(v.Tables) == 0 {
 		return nil, false
 	}
@@ -64,7 +65,7 @@ func columnsOf(kind engines.Kind, v *verifier.Verdict) ([]TableColumns, bool) {
 	for _, t := range v.Tables {
 		cols := slices.Clone(v.Columns[t.String()])
 		slices.Sort(cols)
-		tc := TableColumns{Table: quoteIdent(kind, t.Schema) + "." + quoteIdent(kind, t.Name), Columns: []ColumnRead{}}
+		tc := TableColumns{Table: engines.QuoteIdent(d, t.Schema) + "." + engines.QuoteIdent(d, t.Name), Columns: []ColumnRead{}}
 		for _, c := range slices.Compact(cols) {
 			tc.Columns = append(tc.Columns, ColumnRead{Name: c, Personal: LooksPersonal(c)})
 		}

@@ -73,10 +73,9 @@ type readOpenFileIn struct {
 	RequestKey   RequestKey   `json:"request_key"`
 }
 
-// fullSQLWarning is shown with every full SQL prompt.
+// fullSQLWarning is shown with every full SQL prompt, followed by the
+// engine's own note when it has one (engines.FullSQLNoter).
 const fullSQLWarning = "Full SQL is not a sandbox: it runs with the connection account's privileges and may modify data."
-
-const mysqlWarning = " A fully qualified name can reach another database."
 
 func (b *Broker) toolListTables(ctx context.Context, c Call, in listTablesIn) (*requestOut, error) {
 	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint(opListTables, in), func(s *Session) (*request, *ToolError) {
@@ -98,7 +97,7 @@ func (b *Broker) toolDescribeTable(ctx context.Context, c Call, in describeTable
 		}
 		t := verifier.Table{Schema: in.Table.Schema, Name: in.Table.Name}
 		r := newSourceRequest(s, src, opDescribeTable)
-		r.statement = "describe table " + quoteIdent(src.Kind, t.Schema) + "." + quoteIdent(src.Kind, t.Name)
+		r.statement = "describe table " + b.quoteIdent(src.Kind, t.Schema) + "." + b.quoteIdent(src.Kind, t.Name)
 		r.table, r.tables = &t, []verifier.Table{t}
 		return r, nil
 	})
@@ -110,7 +109,7 @@ func (b *Broker) toolReadTable(ctx context.Context, c Call, in readTableIn) (*re
 		if terr != nil {
 			return nil, terr
 		}
-		sql := readTableSQL(src.Kind, in.Table, in.Columns, in.Limit, in.Offset)
+		sql := readTableStatement(b.cfg.Drivers[src.Kind], in.Table, in.Columns, in.Limit, in.Offset)
 		v, err := verify(verifier.Input{Dialect: src.Kind.Dialect(), SQL: sql, Mode: verifier.ModeRead, Database: b.databaseOf(src.ID)})
 		if err != nil {
 			return nil, refusal(err, CodeUnsupportedSafeRead)
@@ -153,8 +152,8 @@ func (b *Broker) toolRequestSQL(ctx context.Context, c Call, in sqlIn) (*request
 		r := newSourceRequest(s, src, opRequestSQL)
 		r.fullSQL, r.statement = in.SQL, in.SQL
 		r.warning = fullSQLWarning
-		if src.Kind == engines.MySQL {
-			r.warning += mysqlWarning
+		if note := engines.FullSQLNote(b.cfg.Drivers[src.Kind]); note != "" {
+			r.warning += " " + note
 		}
 		// A single-table write that standing read_write table access covers
 		// runs as the verifier's regenerated SQL, without a prompt.

@@ -6,7 +6,8 @@
 // An Engine is one connection used for one operation: the broker never
 // shares an Engine between operations and never uses a person's console
 // session. A driver may hand out a broker-owned connection an earlier
-// operation left clean (engines/postgres keeps a small pool per source);
+// operation left clean (engines/postgres and engines/mysql keep a small
+// pool per source, engines/internal/pool, owned by the Driver value);
 // Close then gives it back, reset, or, after an error, a cancel, a write
 // or full SQL, closes it and returns only when the connection is really
 // gone, so the broker can hold a concurrency slot until then.
@@ -73,7 +74,9 @@ type SourceInfo struct {
 	DefaultSchema string
 }
 
-// Driver opens engines of one kind. Implementations are stateless values.
+// Driver opens engines of one kind. Implementations are small values;
+// one that keeps connections between operations owns them and
+// implements Closer.
 type Driver interface {
 	// Validate checks a source's configuration without connecting. Its
 	// error is an *Error with a static reason (never the DSN text).
@@ -83,6 +86,15 @@ type Driver interface {
 	// when ctx has no deadline, and, for drivers whose setup can outlive
 	// ctx, still within SetupDeadline after ctx is cancelled.
 	Open(ctx context.Context, src Source) (Engine, error)
+}
+
+// Closer is an optional ability of a Driver that keeps connections
+// between operations (engines/postgres, engines/mysql): Close closes
+// every idle connection the Driver keeps and keeps none from then on, so
+// a broker that shuts down leaves no session open on a server. Engines
+// still open may finish; their connections are closed with them.
+type Closer interface {
+	Close() error
 }
 
 // Engine is one open connection to a source, used for one operation.

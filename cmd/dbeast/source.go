@@ -62,35 +62,16 @@ func guessKind(dsn string) engines.Kind {
 	return engines.SQLite
 }
 
-// withDSNPassword puts password into dsn in the form's own syntax. It
-// never echoes the DSN in an error.
+// withDSNPassword puts password into dsn in the form's own syntax, by
+// the kind's driver (engines.PasswordSetter), which refuses a result it
+// would read with another server, user or database. It never echoes the
+// DSN in an error.
 func withDSNPassword(kind engines.Kind, dsn, password string) (string, error) {
-	low := strings.ToLower(dsn)
-	if strings.Contains(low, "://") {
-		u, err := url.Parse(dsn)
-		if err != nil {
-			return "", errors.New("the DSN is not a valid URL")
-		}
-		user := ""
-		if u.User != nil {
-			user = u.User.Username()
-		}
-		u.User = url.UserPassword(user, password)
-		return u.String(), nil
+	ps, ok := engineDrivers()[kind].(engines.PasswordSetter)
+	if !ok {
+		return "", errors.New("a " + string(kind) + " source has no password")
 	}
-	switch kind {
-	case engines.Postgres:
-		esc := strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(password)
-		return dsn + " password='" + esc + "'", nil
-	case engines.MySQL:
-		cfg, err := gomysql.ParseDSN(dsn)
-		if err != nil {
-			return "", errors.New("the DSN is not a valid go-sql-driver DSN")
-		}
-		cfg.Passwd = password
-		return cfg.FormatDSN(), nil
-	}
-	return "", errors.New("a sqlite source has no password")
+	return ps.DSNWithPassword(dsn, password)
 }
 
 // newSourceFrom builds the API's NewSource from a DSN or path.

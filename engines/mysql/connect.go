@@ -28,7 +28,7 @@ const sqlMode = mysqlverifier.SQLMode
 type Engine struct {
 	cfg  *gomysql.Config // private copy, also used for the KILL connection
 	src  engines.Source
-	pool *pool
+	pool *sourcePool
 
 	mu     sync.Mutex // serialises operations
 	pc     *pconn     // nil once closed, or after a failed replacement
@@ -218,7 +218,7 @@ func (e *Engine) fresh(ctx context.Context) error {
 	if e.closed {
 		return engines.NewError(engines.CodeFailed, ReasonConnectionLost, nil)
 	}
-	if e.pc != nil && !e.broken && e.pc.uses == 0 && !e.used {
+	if e.pc != nil && !e.broken && e.pc.Uses() == 0 && !e.used {
 		return nil
 	}
 	return e.renew(ctx)

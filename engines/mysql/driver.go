@@ -46,6 +46,7 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/dbeast/dbeast/engines"
+	"github.com/dbeast/dbeast/engines/internal/pool"
 )
 
 // setupDeadline bounds connection setup (dial, TLS, handshake,
@@ -68,10 +69,43 @@ const setupGrace = 2 * time.Second
 // limits did not fire.
 const ioBackstop = engines.SetupDeadline + engines.OperationDeadline
 
-// Driver opens MySQL/MariaDB engines. The zero value is ready to use.
-type Driver struct{}
+// Driver opens MySQL/MariaDB engines and owns the pools of idle
+// connections they return to (pool.go). NewDriver returns a Driver with
+// pools of its own, which its Close closes; the zero value is ready to
+// use and shares one set of pools for the life of the process (tests,
+// short commands), which its Close leaves alone. A Driver is a small
+// value: its copies share its pools.
+type Driver struct {
+	pools *pool.Set[*sourcePool]
+}
 
-var _ engines.Driver = Driver{}
+var (
+	_ engines.Driver = Driver{}
+	_ engines.Closer = Driver{}
+)
+
+// NewDriver returns a Driver with pools of its own.
+func NewDriver() Driver { return Driver{pools: pool.NewSet[*sourcePool]()} }
+
+// set returns the Driver's pools.
+func (d Driver) set() *pool.Set[*sourcePool] {
+	if d.pools == nil {
+		return sharedPools
+	}
+	return d.pools
+}
+
+// Close closes every idle connection of the Driver's pools (COM_QUIT,
+// outside every lock) and keeps no connection from then on: an engine
+// opened or closed later runs on a connection of its own and closes it.
+// It returns once the idle connections are closed. Close of the zero
+// Driver does nothing.
+func (d Driver) Close() error {
+	if d.pools == nil {
+		return nil
+	}
+	return d.pools.Close()
+}
 
 // parseConfig parses src.DSN and forces the options the engine depends
 // on, whatever the DSN says: no multi statements (exactly one statement per
@@ -139,7 +173,7 @@ func (Driver) Validate(src engines.Source) (engines.SourceInfo, error) {
 //
 // A new connection's attempt runs under its own context derived from
 // context.Background() with setupDeadline (dial).
-func (Driver) Open(ctx context.Context, src engines.Source) (engines.Engine, error) {
+func (d Driver) Open(ctx context.Context, src engines.Source) (engines.Engine, error) {
 	cfg, err := parseConfig(src)
 	if err != nil {
 		return nil, err
@@ -147,7 +181,7 @@ func (Driver) Open(ctx context.Context, src engines.Source) (engines.Engine, err
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(err, nil)
 	}
-	p := poolFor(src)
+	p := poolOf(d.set(), src)
 	pc := p.take(ctx)
 	if pc == nil {
 		if pc, err = dial(ctx, cfg); err != nil {
@@ -214,7 +248,7 @@ func dial(ctx context.Context, cfg *gomysql.Config) (*pconn, error) {
 		cancel()
 		go func() {
 			if o := <-done; o.pc != nil {
-				_ = o.pc.close()
+				_ = o.pc.Close()
 			}
 		}()
 		return nil, engines.NewError(engines.CodeUnavailable, engines.ReasonSetupTimeout, nil)
@@ -223,7 +257,7 @@ func dial(ctx context.Context, cfg *gomysql.Config) (*pconn, error) {
 	attemptErr := attempt.Err()
 	if out.err == nil {
 		if callerErr != nil {
-			_ = out.pc.close()
+			_ = out.pc.Close()
 			return nil, ctxError(callerErr, nil)
 		}
 		return out.pc, nil
@@ -267,23 +301,23 @@ func connect(ctx context.Context, connector driver.Connector, database string) (
 		return nil, err
 	}
 	holder.register(db)
-	pc := &pconn{db: db, conn: conn}
+	pc := &pconn{Life: pool.Born(), db: db, conn: conn}
 	var version, comment string
 	var found bool
 	q := "SELECT VERSION(), @@version_comment, CONNECTION_ID(), @@lower_case_table_names, " +
 		"EXISTS (SELECT 1 FROM information_schema.SCHEMATA WHERE IF(@@lower_case_table_names = 0, " +
 		"BINARY SCHEMA_NAME = BINARY " + lit(database) + ", BINARY LOWER(SCHEMA_NAME) = BINARY LOWER(" + lit(database) + ")))"
 	if err := conn.QueryRowContext(ctx, q).Scan(&version, &comment, &pc.connID, &pc.lctn, &found); err != nil {
-		_ = pc.close()
+		_ = pc.Close()
 		return nil, err
 	}
 	fl, ok := detectFlavor(version, comment)
 	if !ok {
-		_ = pc.close()
+		_ = pc.Close()
 		return nil, engines.NewError(engines.CodeUnavailable, ReasonUnsupportedServer, nil)
 	}
 	if !found {
-		_ = pc.close()
+		_ = pc.Close()
 		return nil, engines.NewError(engines.CodeUnavailable, ReasonNoSuchDatabase, nil)
 	}
 	pc.fl = fl

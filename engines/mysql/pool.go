@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dbeast/dbeast/engines"
+	"github.com/dbeast/dbeast/engines/internal/pool"
 	"github.com/dbeast/dbeast/verifier"
 )
 
@@ -51,23 +52,34 @@ const poolIdleTimeout = 30 * time.Second
 // whatever a server keeps per session.
 const poolMaxUses = 1000
 
+// poolConfig bounds the pool of every MySQL/MariaDB source. Pools are
+// keyed as every engine's are (pool.KeyOf) and belong to a Driver value
+// (NewDriver), whose Close closes them; the zero Driver shares one set
+// for the process.
+var poolConfig = pool.Config{
+	MaxIdle:      poolMaxIdle,
+	IdleTimeout:  poolIdleTimeout,
+	MaxUses:      poolMaxUses,
+	CheckTimeout: takeTimeout,
+}
+
 // proofCacheMax bounds the proof cache of one source.
 const proofCacheMax = 1024
 
 // pconn is one connection of the pool: its own database/sql handle of
 // exactly one connection, held as a *sql.Conn while an engine uses it.
 type pconn struct {
+	pool.Life
 	db     *sql.DB
 	conn   *sql.Conn // nil while idle in the pool
 	connID uint64    // server thread id, for KILL
 	fl     flavor
 	lctn   int // @@lower_case_table_names, fixed for the server's lifetime
-	uses   int
-	idle   time.Time // when it went back to the pool
 }
 
-// close closes the connection for good.
-func (pc *pconn) close() error {
+// Close closes the connection for good (COM_QUIT). The pool calls it
+// outside its lock.
+func (pc *pconn) Close() error {
 	if pc.conn != nil {
 		_ = pc.conn.Close()
 		pc.conn = nil
@@ -75,80 +87,57 @@ func (pc *pconn) close() error {
 	return pc.db.Close()
 }
 
-// pool is the idle connections and the proof cache of one source.
-type pool struct {
-	// mu guards idle, timer and proofs. It is never held across a
-	// socket operation: a connection is taken out of idle or put in
-	// under mu, and checked or closed only outside it.
-	mu     sync.Mutex
-	idle   []*pconn // most recently used last
-	timer  *time.Timer
-	proofs map[verifier.Table]*cachedEntry
-}
-
-var (
-	poolsMu sync.Mutex
-	pools   = map[string]*pool{}
-)
-
-// poolFor returns the pool of a source, keyed by its DSN (kept in memory
-// only, as the broker keeps it).
-func poolFor(src engines.Source) *pool {
-	poolsMu.Lock()
-	defer poolsMu.Unlock()
-	p := pools[src.DSN]
-	if p == nil {
-		p = &pool{proofs: map[verifier.Table]*cachedEntry{}}
-		pools[src.DSN] = p
+// Check checks out an idle connection as a *sql.Conn. database/sql
+// resets the session of a returned connection before handing it out
+// again: go-sql-driver's ResetSession peeks at the socket and reports a
+// connection the server closed, and onceConnector refuses to replace it.
+// The peek needs the socket's read lock, and nothing else can hold it:
+// go-sql-driver (v1.10.1) reads only in the goroutine of the call, its one
+// goroutine of its own (the context watcher) never reads, and a
+// connection is put back only after its operation returned. ctx (the
+// pool's takeTimeout) bounds the check all the same.
+func (pc *pconn) Check(ctx context.Context) bool {
+	conn, err := pc.db.Conn(ctx)
+	if err != nil {
+		return false
 	}
-	return p
-}
-
-// take returns a live idle connection, checked out as a *sql.Conn, or nil
-// when there is none.
-func (p *pool) take(ctx context.Context) *pconn {
-	for {
-		p.mu.Lock()
-		n := len(p.idle)
-		if n == 0 {
-			p.mu.Unlock()
-			return nil
-		}
-		pc := p.idle[n-1]
-		p.idle = p.idle[:n-1]
-		p.mu.Unlock()
-		if time.Since(pc.idle) > poolIdleTimeout {
-			_ = pc.close()
-			continue
-		}
-		// database/sql resets the session of a returned connection
-		// before handing it out again: go-sql-driver's ResetSession peeks
-		// at the socket and reports a connection the server closed, and
-		// onceConnector refuses to replace it. The peek needs the socket's
-		// read lock, and nothing else can hold it: go-sql-driver (v1.10.1)
-		// reads only in the goroutine of the call, its one goroutine of
-		// its own (the context watcher) never reads, and a connection is
-		// put back only after its operation returned. takeTimeout bounds
-		// the check all the same.
-		cctx, cancel := context.WithTimeout(ctx, takeTimeout)
-		conn, err := pc.db.Conn(cctx)
-		cancel()
-		if err != nil {
-			_ = pc.close()
-			continue
-		}
-		pc.conn = conn
-		return pc
-	}
+	pc.conn = conn
+	return true
 }
 
 // takeTimeout bounds taking an idle connection: its session reset and
 // liveness check, which make no round trip.
 const takeTimeout = 2 * time.Second
 
+// sourcePool is the idle connections and the proof cache of one source.
+type sourcePool struct {
+	*pool.Pool[*pconn]
+
+	mu     sync.Mutex // guards proofs; never held across a socket operation
+	proofs map[verifier.Table]*cachedEntry
+}
+
+// sharedPools are the pools of the zero Driver.
+var sharedPools = pool.NewSet[*sourcePool]()
+
+// poolOf returns the pool of src in pools.
+func poolOf(pools *pool.Set[*sourcePool], src engines.Source) *sourcePool {
+	p, _ := pools.Get(pool.KeyOf(src), func() (*sourcePool, error) {
+		return &sourcePool{Pool: pool.New[*pconn](poolConfig), proofs: map[verifier.Table]*cachedEntry{}}, nil
+	})
+	return p
+}
+
+// take returns a live idle connection, checked out as a *sql.Conn, or nil
+// when there is none.
+func (p *sourcePool) take(ctx context.Context) *pconn {
+	pc, _ := p.Get(ctx)
+	return pc
+}
+
 // giveBack puts pc back when clean, and closes it otherwise. It talks to
 // the server, so the caller holds no lock. A nil pc is nothing to do.
-func (p *pool) giveBack(pc *pconn, clean bool) error {
+func (p *sourcePool) giveBack(pc *pconn, clean bool) error {
 	if pc == nil {
 		return nil
 	}
@@ -156,20 +145,15 @@ func (p *pool) giveBack(pc *pconn, clean bool) error {
 		p.put(pc)
 		return nil
 	}
-	if err := pc.close(); err != nil {
+	if err := pc.Close(); err != nil {
 		return engines.NewError(engines.CodeFailed, ReasonConnectionLost, err)
 	}
 	return nil
 }
 
-// put returns a clean connection to the pool, or closes it when the pool
-// is full or the connection has served long enough.
-func (p *pool) put(pc *pconn) {
-	pc.uses++
-	if pc.uses >= poolMaxUses {
-		_ = pc.close()
-		return
-	}
+// put returns a clean connection to the pool, which closes it when full
+// or when the connection has served long enough.
+func (p *sourcePool) put(pc *pconn) {
 	// Releasing the *sql.Conn keeps the connection open inside pc.db,
 	// marked for a session reset (the liveness check) on its next use.
 	if err := pc.conn.Close(); err != nil {
@@ -177,57 +161,15 @@ func (p *pool) put(pc *pconn) {
 		return
 	}
 	pc.conn = nil
-	pc.idle = time.Now()
-	p.mu.Lock()
-	if len(p.idle) >= poolMaxIdle {
-		p.mu.Unlock()
-		_ = pc.db.Close()
-		return
-	}
-	p.idle = append(p.idle, pc)
-	if p.timer == nil {
-		p.timer = time.AfterFunc(poolIdleTimeout, p.reap)
-	}
-	p.mu.Unlock()
-}
-
-// reap closes the connections idle for longer than poolIdleTimeout and
-// reschedules itself while any remain.
-func (p *pool) reap() {
-	p.mu.Lock()
-	var old, keep []*pconn
-	for _, pc := range p.idle {
-		if time.Since(pc.idle) >= poolIdleTimeout {
-			old = append(old, pc)
-		} else {
-			keep = append(keep, pc)
-		}
-	}
-	p.idle = keep
-	p.timer = nil
-	if len(keep) > 0 {
-		p.timer = time.AfterFunc(poolIdleTimeout-time.Since(keep[0].idle), p.reap)
-	}
-	p.mu.Unlock()
-	for _, pc := range old {
-		_ = pc.close()
-	}
+	p.Put(pc)
 }
 
 // drain closes every idle connection (tests).
-func (p *pool) drain() {
-	p.mu.Lock()
-	idle := p.idle
-	p.idle = nil
-	p.mu.Unlock()
-	for _, pc := range idle {
-		_ = pc.close()
-	}
-}
+func (p *sourcePool) drain() { p.Drain() }
 
 // cachedProof returns the proof last established for t and its
 // fingerprint, or nil.
-func (p *pool) cachedProof(t verifier.Table) *cachedEntry {
+func (p *sourcePool) cachedProof(t verifier.Table) *cachedEntry {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.proofs[t]
@@ -235,7 +177,7 @@ func (p *pool) cachedProof(t verifier.Table) *cachedEntry {
 
 // storeProof remembers the proof an operation established inside its
 // transaction, with the fingerprint taken in the same transaction.
-func (p *pool) storeProof(pr *engines.Proof, fp string) {
+func (p *sourcePool) storeProof(pr *engines.Proof, fp string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.proofs) >= proofCacheMax {
@@ -245,7 +187,7 @@ func (p *pool) storeProof(pr *engines.Proof, fp string) {
 }
 
 // forgetProof drops t from the cache (its proof failed).
-func (p *pool) forgetProof(t verifier.Table) {
+func (p *sourcePool) forgetProof(t verifier.Table) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.proofs, t)

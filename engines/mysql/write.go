@@ -8,12 +8,6 @@ import (
 	"github.com/dbeast/dbeast/verifier"
 )
 
-// FullSQLWarning is the text the console shows when a person is asked to
-// approve full SQL on a MySQL or MariaDB source. Full SQL is not analysed:
-// a fully qualified name (other_db.table) reaches any database the account
-// can reach, not only the configured one.
-const FullSQLWarning = "Full SQL runs with the account's privileges and may change data; on MySQL and MariaDB a fully qualified name can reach another database on the same server."
-
 // Write runs a verified table write (INSERT, UPDATE or DELETE of one table
 // of the configured database) in a transaction: strict sql_mode, proof of
 // the target, metadata lock, re-proof, column obligations, the verdict's

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/dbeast/dbeast/engines"
+	"github.com/dbeast/dbeast/engines/internal/pool"
 )
 
 // Engine is one connection used for one operation. It is not safe for
@@ -86,10 +87,10 @@ func parseConfig(dsn string) (*pgx.ConnConfig, error) {
 	return cfg, nil
 }
 
-// open takes an idle connection of the source's pool, or connects under
-// the setup deadline.
-func open(ctx context.Context, src engines.Source) (*Engine, error) {
-	p, err := poolOf(src)
+// open takes an idle connection of the source's pool in pools, or
+// connects under the setup deadline.
+func open(ctx context.Context, pools *pool.Set[*connPool], src engines.Source) (*Engine, error) {
+	p, err := poolOf(pools, src)
 	if err != nil {
 		return nil, err
 	}
@@ -104,18 +105,6 @@ func open(ctx context.Context, src engines.Source) (*Engine, error) {
 	}
 	e.use(c, false)
 	return e, nil
-}
-
-// poolOf returns the source's pool, parsing its DSN the first time.
-func poolOf(src engines.Source) (*connPool, error) {
-	if p := lookupPool(src.DSN, src.ReadOnly); p != nil {
-		return p, nil
-	}
-	cfg, err := parseConfig(src.DSN)
-	if err != nil {
-		return nil, err
-	}
-	return poolFor(src.DSN, src.ReadOnly, cfg), nil
 }
 
 // use makes c the engine's connection.
@@ -140,7 +129,7 @@ func dial(ctx context.Context, cfg *pgx.ConnConfig) (*pooledConn, error) {
 	if err := checkServerVersion(ctx, conn); err != nil {
 		return nil, err
 	}
-	return &pooledConn{conn: conn, pg: conn.PgConn(), created: time.Now(), stmts: map[string]string{}}, nil
+	return &pooledConn{Life: pool.Born(), conn: conn, pg: conn.PgConn(), stmts: map[string]string{}}, nil
 }
 
 // start begins an operation. A connection that served an earlier

@@ -19,13 +19,45 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dbeast/dbeast/engines"
+	"github.com/dbeast/dbeast/engines/internal/pool"
 )
 
-// Driver opens PostgreSQL engines. The zero value is ready to use; it holds
-// no state.
-type Driver struct{}
+// Driver opens PostgreSQL engines and owns the pools of idle
+// connections they return to (pool.go). NewDriver returns a Driver with
+// pools of its own, which its Close closes; the zero value is ready to
+// use and shares one set of pools for the life of the process (tests,
+// short commands), which its Close leaves alone. A Driver is a small
+// value: its copies share its pools.
+type Driver struct {
+	pools *pool.Set[*connPool]
+}
 
-var _ engines.Driver = Driver{}
+var (
+	_ engines.Driver = Driver{}
+	_ engines.Closer = Driver{}
+)
+
+// NewDriver returns a Driver with pools of its own.
+func NewDriver() Driver { return Driver{pools: pool.NewSet[*connPool]()} }
+
+// set returns the Driver's pools.
+func (d Driver) set() *pool.Set[*connPool] {
+	if d.pools == nil {
+		return sharedPools
+	}
+	return d.pools
+}
+
+// Close closes every idle connection of the Driver's pools and keeps no
+// connection from then on: an engine opened or closed later runs on a
+// connection of its own and closes it. It returns once the idle
+// connections are closed. Close of the zero Driver does nothing.
+func (d Driver) Close() error {
+	if d.pools == nil {
+		return nil
+	}
+	return d.pools.Close()
+}
 
 // Validate parses the source's DSN without connecting. It never echoes the
 // DSN or the parser's message.
@@ -42,11 +74,11 @@ func (Driver) Validate(src engines.Source) (engines.SourceInfo, error) {
 
 // Open connects for one operation, giving up after engines.SetupDeadline
 // even when ctx has none.
-func (Driver) Open(ctx context.Context, src engines.Source) (engines.Engine, error) {
+func (d Driver) Open(ctx context.Context, src engines.Source) (engines.Engine, error) {
 	if src.Kind != engines.Postgres {
 		return nil, engines.NewError(engines.CodeUnavailable, engines.ReasonBadConfig, nil)
 	}
-	e, err := open(ctx, src)
+	e, err := open(ctx, d.set(), src)
 	if err != nil {
 		return nil, err
 	}

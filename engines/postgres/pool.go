@@ -2,12 +2,13 @@ package postgres
 
 import (
 	"context"
-	"crypto/sha256"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/dbeast/dbeast/engines"
+	"github.com/dbeast/dbeast/engines/internal/pool"
 )
 
 // The pool keeps a few broker-owned connections per source between
@@ -49,10 +50,20 @@ import (
 // such a change waits to apply, and terminating the broker's sessions
 // applies it at once.
 //
-// Pools are keyed by a hash of the source's DSN and its read-only flag, so
-// a changed source gets a new pool; idle connections are closed after
-// poolIdleTimeout and never kept past poolMaxLifetime. The registry is
-// package state because Driver is a stateless value.
+// Pools are keyed by a hash of the source's kind, DSN and read-only flag
+// (pool.KeyOf, the same for every engine), so a changed source gets a new
+// pool; idle connections are closed after poolIdleTimeout and never kept
+// past poolMaxLifetime, and a source's pool is dropped once it has been
+// unused that long. The pools belong to a Driver value (NewDriver), and
+// its Close closes them; the zero Driver shares one set for the process.
+
+// poolConfig bounds the pool of every PostgreSQL source.
+var poolConfig = pool.Config{
+	MaxIdle:      poolMaxIdle,
+	IdleTimeout:  poolIdleTimeout,
+	MaxLifetime:  poolMaxLifetime,
+	CheckTimeout: checkTimeout + peekTimeout,
+}
 
 // Pool bounds.
 const (
@@ -64,18 +75,17 @@ const (
 // pooledConn is one broker-owned server connection and what outlives a
 // single operation on it.
 type pooledConn struct {
+	pool.Life
 	conn *pgx.Conn
 	pg   *pgconn.PgConn
 	seq  int // names prepared statements uniquely on this connection
 	// stmts maps a catalog query's text to the name it is prepared under
 	// on this connection (read.go); DISCARD ALL empties it.
-	stmts   map[string]string
-	created time.Time
-	idle    time.Time // when it was last put back
+	stmts map[string]string
 }
 
-// close ends the connection and waits for its resources to be released.
-func (c *pooledConn) close() error {
+// Close ends the connection and waits for its resources to be released.
+func (c *pooledConn) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 	defer cancel()
 	err := c.conn.Close(ctx)
@@ -83,82 +93,40 @@ func (c *pooledConn) close() error {
 	return err
 }
 
+// Check reports whether an idle connection may be used (alive, which
+// bounds its own round trip and read; ctx adds nothing to them).
+func (c *pooledConn) Check(context.Context) bool { return alive(c.pg) }
+
 // connPool is the idle connections of one source, with the caches that are
 // only valid for that source's account (cache.go).
 type connPool struct {
-	cfg *pgx.ConnConfig
-
-	// mu guards idle and timer. It is never held across a socket
-	// operation (a check, a close): a connection is taken out of idle or
-	// put in under mu, and touched only outside it.
-	mu    sync.Mutex
-	idle  []*pooledConn
-	timer *time.Timer
-
+	*pool.Pool[*pooledConn]
+	cfg   *pgx.ConnConfig
 	cache *proofCache
 }
 
-// poolKey identifies a source without keeping its DSN as a map key.
-type poolKey [sha256.Size]byte
+// sharedPools are the pools of the zero Driver.
+var sharedPools = pool.NewSet[*connPool]()
 
-var (
-	poolsMu sync.Mutex // guards pools
-	pools   = map[poolKey]*connPool{}
-)
-
-func keyOf(dsn string, readOnly bool) poolKey {
-	ro := "rw"
-	if readOnly {
-		ro = "ro"
-	}
-	return poolKey(sha256.Sum256([]byte(ro + "\x00" + dsn)))
-}
-
-// lookupPool returns the pool of a source, or nil before its first use.
-func lookupPool(dsn string, readOnly bool) *connPool {
-	k := keyOf(dsn, readOnly)
-	poolsMu.Lock()
-	defer poolsMu.Unlock()
-	return pools[k]
-}
-
-// poolFor returns the pool of a source, creating it from cfg.
-func poolFor(dsn string, readOnly bool, cfg *pgx.ConnConfig) *connPool {
-	k := keyOf(dsn, readOnly)
-	poolsMu.Lock()
-	defer poolsMu.Unlock()
-	p := pools[k]
-	if p == nil {
-		p = &connPool{cfg: cfg, cache: newProofCache()}
-		pools[k] = p
-	}
-	return p
+// poolOf returns the source's pool in pools, parsing its DSN the first
+// time.
+func poolOf(pools *pool.Set[*connPool], src engines.Source) (*connPool, error) {
+	return pools.Get(pool.KeyOf(src), func() (*connPool, error) {
+		cfg, err := parseConfig(src.DSN)
+		if err != nil {
+			return nil, err
+		}
+		return &connPool{Pool: pool.New[*pooledConn](poolConfig), cfg: cfg, cache: newProofCache()}, nil
+	})
 }
 
 // get returns an idle connection that is still within its lifetime and
-// alive, or nil. It takes a connection out of the pool under p.mu and
-// checks it only after letting go of the mutex: the check touches the
-// socket, and an Open or a Close of the same source must never wait for
-// a socket behind the pool's lock. A connection that fails is closed
-// here, also outside the lock, and the next one is tried.
+// alive, or nil. The pool takes it out under its lock and checks it only
+// after letting go: the check touches the socket, and an Open or a Close
+// of the same source must never wait for a socket behind the pool's lock.
 func (p *connPool) get() *pooledConn {
-	for {
-		p.mu.Lock()
-		n := len(p.idle)
-		if n == 0 {
-			p.mu.Unlock()
-			return nil
-		}
-		c := p.idle[n-1]
-		p.idle = p.idle[:n-1]
-		p.mu.Unlock()
-		now := time.Now()
-		if now.Sub(c.created) > poolMaxLifetime || now.Sub(c.idle) > poolIdleTimeout || !alive(c.pg) {
-			c.close()
-			continue
-		}
-		return c
-	}
+	c, _ := p.Get(context.Background())
+	return c
 }
 
 // giveBack puts c back when clean (its last operation left it so), idle,
@@ -168,10 +136,10 @@ func (p *connPool) get() *pooledConn {
 // of the next get (alive) never waits for another reader.
 func (p *connPool) giveBack(c *pooledConn, clean bool) error {
 	if clean && !c.pg.IsClosed() && !c.pg.IsBusy() && c.pg.TxStatus() == 'I' && quiesce(c.pg) {
-		p.put(c)
+		p.Put(c)
 		return nil
 	}
-	return c.close()
+	return c.Close()
 }
 
 // checkTimeout bounds the round trip quiesce may need (a ping, only when
@@ -214,44 +182,3 @@ func alive(pg *pgconn.PgConn) bool {
 // make it last. Either way the connection is dropped, at the price of a
 // new one.
 const peekTimeout = 500 * time.Millisecond
-
-// put gives a clean connection back; beyond poolMaxIdle it is closed.
-func (p *connPool) put(c *pooledConn) {
-	c.idle = time.Now()
-	p.mu.Lock()
-	if len(p.idle) >= poolMaxIdle || time.Since(c.created) > poolMaxLifetime {
-		p.mu.Unlock()
-		c.close()
-		return
-	}
-	p.idle = append(p.idle, c)
-	if p.timer == nil {
-		p.timer = time.AfterFunc(poolIdleTimeout, p.sweep)
-	}
-	p.mu.Unlock()
-}
-
-// sweep closes connections idle for longer than poolIdleTimeout and
-// re-arms itself while any remain.
-func (p *connPool) sweep() {
-	now := time.Now()
-	p.mu.Lock()
-	var keep, stale []*pooledConn
-	for _, c := range p.idle {
-		if now.Sub(c.idle) >= poolIdleTimeout || now.Sub(c.created) > poolMaxLifetime {
-			stale = append(stale, c)
-		} else {
-			keep = append(keep, c)
-		}
-	}
-	p.idle = keep
-	if len(keep) > 0 {
-		p.timer = time.AfterFunc(poolIdleTimeout, p.sweep)
-	} else {
-		p.timer = nil
-	}
-	p.mu.Unlock()
-	for _, c := range stale {
-		c.close()
-	}
-}

@@ -50,14 +50,11 @@ func TestPoolLateCancel(t *testing.T) {
 		}
 		timer.Stop()
 		cancel()
-		p := lookupPool(src.DSN, false)
-		p.mu.Lock()
-		for _, c := range p.idle {
+		for _, c := range lookupPool(src.DSN, false).Idle() {
 			if c.pg.TxStatus() != 'I' || c.pg.IsBusy() {
 				t.Errorf("iteration %d: a pooled connection is in state %c (busy %v)", i, c.pg.TxStatus(), c.pg.IsBusy())
 			}
 		}
-		p.mu.Unlock()
 		e2, err := Driver{}.Open(context.Background(), src)
 		if err != nil {
 			t.Fatal(err)

@@ -103,18 +103,16 @@ func TestPoolExpiredConnectionNotReused(t *testing.T) {
 			src := advSource(t, "expired_"+field, nil)
 			mustRead(t, src, pointRead())
 			p := lookupPool(src.DSN, false)
-			p.mu.Lock()
-			if len(p.idle) != 1 {
-				p.mu.Unlock()
-				t.Fatalf("%d pooled connections, want 1", len(p.idle))
+			idle := p.Idle()
+			if len(idle) != 1 {
+				t.Fatalf("%d pooled connections, want 1", len(idle))
 			}
-			old := p.idle[0].pg.PID()
+			old := idle[0].pg.PID()
 			if field == "created" {
-				p.idle[0].created = time.Now().Add(-poolMaxLifetime - time.Second)
+				p.Age(poolMaxLifetime+time.Second, 0)
 			} else {
-				p.idle[0].idle = time.Now().Add(-poolIdleTimeout - time.Second)
+				p.Age(0, poolIdleTimeout+time.Second)
 			}
-			p.mu.Unlock()
 			e := advOpen(t, src)
 			if e.reused || e.pg.PID() == old {
 				t.Fatalf("an expired connection was reused (reused=%v, pid %d)", e.reused, old)

@@ -44,10 +44,8 @@ func idlePIDs(src engines.Source) []uint32 {
 	if p == nil {
 		return nil
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	var out []uint32
-	for _, c := range p.idle {
+	for _, c := range p.Idle() {
 		out = append(out, c.pg.PID())
 	}
 	return out

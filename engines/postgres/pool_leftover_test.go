@@ -84,13 +84,7 @@ WHERE s.name IN ('search_path', 'statement_timeout', 'lock_timeout', 'bytea_outp
 		t.Fatal(err)
 	}
 	probe.Close()
-	p := lookupPool(src.DSN, false)
-	p.mu.Lock()
-	for _, c := range p.idle { // the probe's connection was not reset: drop it
-		c.close()
-	}
-	p.idle = nil
-	p.mu.Unlock()
+	lookupPool(src.DSN, false).Drain() // the probe's connection was not reset: drop it
 	reqs := []engines.ReadRequest{pointRead(), lowerRead(), engines.ReadRequest{Verdict: readVerdict(
 		`SELECT m.id FROM dbeast_pgengine.mv AS m ORDER BY m.id`, map[string][]string{"mv": {"id"}}, nil, "mv")},
 		engines.ReadRequest{Verdict: readVerdict(`SELECT v.lname FROM dbeast_pgengine.v AS v ORDER BY v.lname`,

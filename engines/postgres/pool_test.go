@@ -364,10 +364,7 @@ func TestConcurrentPooledReads(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	p := lookupPool(dsn, false)
-	p.mu.Lock()
-	idle := len(p.idle)
-	p.mu.Unlock()
+	idle := len(lookupPool(dsn, false).Idle())
 	if idle < 1 || idle > poolMaxIdle {
 		t.Errorf("%d idle connections after the reads, want 1..%d", idle, poolMaxIdle)
 	}
