@@ -404,7 +404,8 @@ var ContractFunctions = setOf(`count sum avg min max abs lower upper length
 
 // PostgresFunctions are the names PostgreSQL's read path may list in a
 // Verdict: the contract's list and the analytics of verifier/postgres
-// (funcs.go); docs/safe-sql.md says why each is safe. The engine proves
+// (funcs.go; generate_series only as the bounded calendar spine in FROM,
+// series.go); docs/safe-sql.md says why each is safe. The engine proves
 // each against pg_proc and its plan guard refuses any other call.
 var PostgresFunctions = union(ContractFunctions, setOf(`greatest least
 	floor ceil ceiling trunc mod power sqrt sign
@@ -414,7 +415,7 @@ var PostgresFunctions = union(ContractFunctions, setOf(`greatest least
 	like_escape string_agg array_agg stddev stddev_pop stddev_samp variance var_pop var_samp
 	bool_and bool_or every percentile_cont percentile_disc mode
 	row_number rank dense_rank ntile percent_rank cume_dist lag lead
-	first_value last_value nth_value`))
+	first_value last_value nth_value generate_series`))
 
 // MySQLFunctions are the names the MySQL/MariaDB read path may list, as
 // TiDB's parser names them after normalization (STDDEV and STD are

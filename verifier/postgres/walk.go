@@ -50,6 +50,9 @@ type rangeItem struct {
 	name  string          // reference name: alias, else relation or CTE name
 	table *verifier.Table // physical table, nil for CTEs and subqueries
 	out   *outputs        // output columns of a CTE or subquery
+	// series marks a generate_series entry, whose column is a timestamp
+	// (series.go).
+	series bool
 }
 
 // cteEnv is the chain of CTEs visible at a point of the query, innermost
@@ -565,7 +568,7 @@ func (w *walker) fromItem(n *pg_query.Node, sc *scope, env *cteEnv) error {
 		}
 		return w.fromItem(j.Rarg, sc, env)
 	case *pg_query.Node_RangeFunction:
-		return refuse(verifier.CodeTableFunction)
+		return w.rangeFunction(v.RangeFunction, sc, env)
 	case *pg_query.Node_RangeTableFunc:
 		return refuse(verifier.CodeTableFunction)
 	case *pg_query.Node_RangeTableSample:
