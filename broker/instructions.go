@@ -1,5 +1,11 @@
 package broker
 
+import (
+	"strings"
+
+	"github.com/dbeast/dbeast/verifier"
+)
+
 // AgentRules are the contract's rules for agents in our own words, said
 // once here instead of in every tool description: tools/list travels with
 // every model request, the server instructions once per conversation.
@@ -23,17 +29,54 @@ Arguments and answers:
 - The request tools (list_tables, describe_table, read_table, query_sql, request_sql, read_open_file) take request_key, a UUID you generate for each intent; send the same key only to ask for the same request again. They and get_request answer at once {request_id, status, poll_after_ms, result, error}. pending or running: poll get_request after poll_after_ms. completed: result, values as exact text. failed, denied, cancelled, expired, revoked or outcome_unknown: error {code, message}.`
 
 // sqlGuide is what query_sql accepts, per engine: the server instructions
-// carry it, so no tool description has to.
-const sqlGuide = `SQL for query_sql:
-- One SELECT over schema-qualified tables (public.orders, db.orders, main.orders) with joins, subqueries, non-recursive CTEs, set operations, GROUP BY/HAVING and CASE. Every engine allows count, sum, avg, min, max, abs, lower, upper, length, char_length, octet_length, round, coalesce and nullif, window functions with constant frame offsets, DISTINCT inside aggregates, and floor, ceil, mod, power, sqrt, sign, substr, trim, replace, left/right-style string functions as the engine has them. Functions that can grow a value (lpad, rpad, replace, string_agg, array_agg, group_concat) may not be applied to one another.
-- PostgreSQL adds casts to built-in types (x::numeric(10,2), date '2024-01-01', interval '3' month; casts to date/time types only from constants, date/time values or columns of a date/time type: col::date on a text column is refused, date_trunc('day', col) works on any date/time column), extract, date_part, date_trunc, age, to_char, make_date, now(), current_date, FILTER, string_agg/array_agg with ORDER BY, stddev/variance, bool_and/bool_or, percentile_cont/percentile_disc/mode WITHIN GROUP, ROLLUP/CUBE/GROUPING SETS, greatest, least, concat, concat_ws, position, strpos, split_part, initcap, ->, ->>, #>, #>> and jsonb_array_length on json/jsonb.
-- MySQL/MariaDB adds CAST to SIGNED/UNSIGNED/DECIMAL/CHAR/DATE/DATETIME/TIME, DATE '...' and INTERVAL arithmetic, YEAR/MONTH/DAY/EXTRACT, DATE_FORMAT with a constant format, DATE_ADD/DATE_SUB, DATEDIFF, TIMESTAMPDIFF, YEARWEEK, DAYNAME/MONTHNAME, UNIX_TIMESTAMP(x), STR_TO_DATE with a constant format, CURDATE/NOW, IF, IFNULL, SUBSTRING_INDEX, GROUP_CONCAT with a constant separator, STDDEV/VARIANCE, WITH ROLLUP, GREATEST/LEAST, CONCAT, INSTR/LOCATE, and JSON_EXTRACT/->/->> with a constant path. SQLite adds CAST to INTEGER/REAL/TEXT/NUMERIC, date/time/datetime/julianday/strftime with constant modifiers, iif, ifnull, printf/format with a constant format (widths up to 100), FILTER (WHERE …), group_concat with a constant separator, and json_extract/->/->> with constant paths.
+// carry it, so no tool description has to. The function lists are the
+// verifier's tables (verifier.PostgresAllowlist, MySQLAllowlist,
+// SQLiteAllowlist), which the verifier's walks read too, so a function
+// the verifier allows is the function the instructions name
+// (TestInstructionsListAllowlists); the prose is the constructs.
+var sqlGuide = `SQL for query_sql:
+- One SELECT over schema-qualified tables (public.orders, db.orders, main.orders) with joins, subqueries, non-recursive CTEs, set operations, GROUP BY/HAVING and CASE, window functions with constant frame offsets and DISTINCT inside aggregates. Functions that can grow a value (lpad, rpad, replace, string_agg, array_agg, group_concat) may not be applied to one another.
+- Every engine: ` + functionList(commonFunctions(), nil) + `.
+- PostgreSQL adds casts to built-in types (x::numeric(10,2), date '2024-01-01', interval '3' month; casts to date/time types only from constants, date/time values or columns of a date/time type: col::date on a text column is refused, date_trunc('day', col) works on any date/time column), CURRENT_DATE and CURRENT_TIMESTAMP, FILTER, WITHIN GROUP, ROLLUP/CUBE/GROUPING SETS, and ->, ->>, #> and #>> on json/jsonb; functions: ` + functionList(verifier.PostgresAllowlist, commonFunctions()) + `.
+- MySQL/MariaDB adds CAST to SIGNED/UNSIGNED/DECIMAL/CHAR/DATE/DATETIME/TIME, DATE '...' and INTERVAL arithmetic, WITH ROLLUP, and -> and ->> with a constant path; functions: ` + functionList(verifier.MySQLAllowlist, commonFunctions()) + `.
+- SQLite adds CAST to INTEGER/REAL/TEXT/NUMERIC and FILTER (WHERE …); functions: ` + functionList(verifier.SQLiteAllowlist, commonFunctions()) + `.
 - Table functions (except PostgreSQL's calendar spine generate_series(timestamp '2024-01-01', timestamp '2024-12-31', interval '1 day') AS g(day) with constant bounds and at most 10000 rows, joined to a table), user-defined functions and types, and volatile or session functions are refused: rephrase with the above, or ask for request_sql if the person should decide.`
+
+// commonFunctions are the rows of PostgreSQL's table whose names every
+// dialect's table has.
+func commonFunctions() verifier.Allowlist {
+	my, lite := verifier.MySQLAllowlist.Names(), verifier.SQLiteAllowlist.Names()
+	var out verifier.Allowlist
+	for _, f := range verifier.PostgresAllowlist {
+		if my[f.Name] && lite[f.Name] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// functionList spells a table's names in its order, each with its note
+// in parentheses, leaving out the names of skip.
+func functionList(a, skip verifier.Allowlist) string {
+	skipped := skip.Names()
+	var names []string
+	for _, f := range a {
+		if skipped[f.Name] {
+			continue
+		}
+		if f.Note != "" {
+			names = append(names, f.Name+" ("+f.Note+")")
+		} else {
+			names = append(names, f.Name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
 
 // Instructions are the server instructions every client receives at
 // initialize: the rules, the conventions of every tool and what query_sql
 // accepts.
-const Instructions = "dbeast lets you read a person's databases only as far as that person allows.\n\n" +
+var Instructions = "dbeast lets you read a person's databases only as far as that person allows.\n\n" +
 	AgentRules + "\n\n" + sqlGuide
 
 // beginInstructions are the instructions in begin_session's answer: the

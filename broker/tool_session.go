@@ -4,9 +4,6 @@ import (
 	"context"
 	"strings"
 	"time"
-
-	"github.com/dbeast/dbeast/engines"
-	"github.com/dbeast/dbeast/verifier"
 )
 
 // SessionToken is the type of every tool's session_token field; its
@@ -28,8 +25,9 @@ type beginSessionOut struct {
 	Instructions       string       `json:"instructions"`
 }
 
-// SessionLimit is the contract's limits table as begin_session reports it.
-// No limit can be changed by an agent.
+// SessionLimit is the contract's limits table as begin_session reports it;
+// its values are limitTable's rows by JSON name (contractLimits). No limit
+// can be changed by an agent.
 type SessionLimit struct {
 	HTTPBodyBytes             int `json:"http_body_bytes"`
 	HTTPAcceptSeconds         int `json:"http_accept_seconds"`
@@ -60,41 +58,6 @@ type SessionLimit struct {
 	SharedDocuments           int `json:"shared_documents"`
 	DocumentSnapshotBytes     int `json:"document_snapshot_bytes"`
 	AllDocumentsBytes         int `json:"all_documents_bytes"`
-}
-
-// contractLimits are the values of the contract's limits table, each
-// read from the constant that enforces it, so what begin_session reports
-// is what the broker, the engines and the verifier enforce.
-var contractLimits = SessionLimit{
-	HTTPBodyBytes:             MaxBodyBytes,
-	HTTPAcceptSeconds:         seconds(httpAcceptTimeout),
-	ConcurrentHTTPRequests:    MaxInFlight,
-	HTTPRequestsPerSecond:     perClientRate,
-	HTTPRequestsPerSecondAll:  globalRate,
-	SessionsPer10Seconds:      beginPerWindow,
-	SQLBytes:                  verifier.MaxSQLBytes,
-	OperationsPerSession:      SlotsPerSession,
-	OperationsGlobal:          SlotsGlobal,
-	PendingGrantsPerSession:   MaxPendingPerSession,
-	PendingGrantsGlobal:       MaxPendingGlobal,
-	Clients:                   MaxConnections,
-	ActiveSessions:            MaxSessions,
-	IdleSeconds:               seconds(SessionIdleTimeout),
-	MaxSessionSeconds:         seconds(SessionMaxLifetime),
-	DecisionSeconds:           seconds(DecisionTime),
-	OperationDeadlineSeconds:  seconds(engines.OperationDeadline),
-	ConnectSetupSeconds:       seconds(engines.SetupDeadline),
-	ResultDataBytes:           engines.DefaultMaxDataBytes,
-	MCPResponseBytes:          MaxResponseBytes,
-	CellBytes:                 engines.DefaultMaxCellBytes,
-	Rows:                      engines.DefaultMaxRows,
-	CompletedRetentionSeconds: seconds(ResultRetention),
-	StoredRequestsGlobal:      MaxStoredRequests,
-	IdempotencyKeysPerSession: MaxKeysPerSession,
-	SharedSources:             MaxSources,
-	SharedDocuments:           MaxDocuments,
-	DocumentSnapshotBytes:     MaxDocumentBytes,
-	AllDocumentsBytes:         MaxAllDocBytes,
 }
 
 func (b *Broker) toolBeginSession(_ context.Context, c Call, in beginSessionIn) (*beginSessionOut, error) {

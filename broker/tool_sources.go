@@ -22,10 +22,10 @@ type (
 )
 
 func init() {
-	typeLimits[reflect.TypeFor[RequestKey]()] = "maxLength=36,pattern=^[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$"
-	typeLimits[reflect.TypeFor[SourceID]()] = "maxLength=36,pattern=^src_[0-9a-f]{32}$"
-	typeLimits[reflect.TypeFor[RequestID]()] = "maxLength=36,pattern=^req_[0-9a-f]{32}$"
-	typeLimits[reflect.TypeFor[FileID]()] = "maxLength=36,pattern=^doc_[0-9a-f]{32}$"
+	typeLimits[reflect.TypeFor[RequestKey]()] = "maxLength=" + itoa(uuidChars) + ",pattern=^[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$"
+	typeLimits[reflect.TypeFor[SourceID]()] = "maxLength=" + itoa(opaqueIDChars) + ",pattern=^src_[0-9a-f]{32}$"
+	typeLimits[reflect.TypeFor[RequestID]()] = "maxLength=" + itoa(opaqueIDChars) + ",pattern=^req_[0-9a-f]{32}$"
+	typeLimits[reflect.TypeFor[FileID]()] = "maxLength=" + itoa(opaqueIDChars) + ",pattern=^doc_[0-9a-f]{32}$"
 }
 
 // TableRef names a table as data, never as SQL.

@@ -1,6 +1,10 @@
 package engines
 
-import "errors"
+import (
+	"errors"
+	"strconv"
+	"time"
+)
 
 // Code is the safe class of an engine error; the broker maps each to an
 // MCP error code.
@@ -31,27 +35,34 @@ const (
 )
 
 // Reason is a static, human-readable explanation. Engines declare their
-// reasons as constants; a Reason is never built from driver or data text.
+// reasons as constants, or build them from the constants of the limits
+// they name; a Reason is never built from driver or data text.
 type Reason string
 
 // Reasons shared by every engine. Engines add their own constants.
 const (
 	ReasonConnect         Reason = "the database server could not be reached"
-	ReasonSetupTimeout    Reason = "connection setup did not finish within 15 seconds"
 	ReasonBadConfig       Reason = "the source configuration is not valid for this driver"
 	ReasonNotFound        Reason = "the table does not exist or is not visible"
-	ReasonTooManyColumns  Reason = "the table has more than 64 columns"
 	ReasonColumnMissing   Reason = "the query references a column the table does not have"
 	ReasonFunction        Reason = "a function does not resolve to an allowed built-in"
 	ReasonIdentityChanged Reason = "the table changed since access was granted"
 	ReasonReadOnlySource  Reason = "the source is read-only"
 	ReasonExecution       Reason = "the statement failed on the server"
 	ReasonCancelled       Reason = "the operation was cancelled"
-	ReasonTimeout         Reason = "the operation exceeded its 30-second deadline"
 	ReasonOutcomeUnknown  Reason = "the statement was sent; whether it took effect is unknown"
-	ReasonCellTooLarge    Reason = "a value is larger than 64 KiB"
 	ReasonBlocked         Reason = "the statement uses an operation this source never allows"
 	ReasonNotWritable     Reason = "the target table cannot be written through shared access"
+)
+
+// Reasons that name a limit, spelled from the limit's constant so that
+// the text follows the limit the engines enforce (the broker's limits
+// table test reads them).
+var (
+	ReasonSetupTimeout   = Reason("connection setup did not finish within " + strconv.Itoa(int(SetupDeadline/time.Second)) + " seconds")
+	ReasonTooManyColumns = Reason("the table has more than " + strconv.Itoa(MaxColumns) + " columns")
+	ReasonTimeout        = Reason("the operation exceeded its " + strconv.Itoa(int(OperationDeadline/time.Second)) + "-second deadline")
+	ReasonCellTooLarge   = Reason("a value is larger than " + strconv.Itoa(DefaultMaxCellBytes>>10) + " KiB")
 )
 
 // Error is the only error type that crosses the Engine interface. Code and

@@ -1,5 +1,7 @@
 package verifier
 
+import "strconv"
+
 // The alias limit as the contract states it (issue 31): "at most 16
 // physical tables and 32 aliases". Physical tables are counted as the
 // distinct tables proven (TableSet); aliases likewise as the distinct
@@ -27,7 +29,7 @@ const MaxReferences = 128
 const CodeTooManyReferences Code = "too_many_references"
 
 func init() {
-	messages[CodeTooManyReferences] = "a query may make at most 128 table, subquery and CTE references"
+	messages[CodeTooManyReferences] = "a query may make at most " + strconv.Itoa(MaxReferences) + " table, subquery and CTE references"
 	codeConstructs[CodeTooManyReferences] = "references"
 }
 

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -248,7 +249,7 @@ const (
 // messages holds the static text for each code. A refusal's message is
 // always one of these: never input or parser text.
 var messages = map[Code]string{
-	CodeInputTooLarge:        "SQL text is larger than 64 KiB",
+	CodeInputTooLarge:        "SQL text is larger than " + strconv.Itoa(MaxSQLBytes>>10) + " KiB",
 	CodeInvalidEncoding:      "SQL text contains a NUL byte or invalid UTF-8",
 	CodeParseError:           "SQL text could not be parsed",
 	CodeEmptyStatement:       "SQL text contains no statement",
@@ -277,7 +278,7 @@ var messages = map[Code]string{
 	CodeIndexHint:            "index hints are not allowed",
 	CodeModifierNotAllowed:   "this SELECT modifier is not allowed",
 	CodeTooManyTables:        "a query may reference at most 16 distinct physical tables",
-	CodeTooManyAliases:       "a query may use at most 32 distinct aliases (CTE and FROM names)",
+	CodeTooManyAliases:       "a query may use at most " + strconv.Itoa(MaxAliases) + " distinct aliases (CTE and FROM names)",
 	CodeTooDeep:              "the query is nested too deeply",
 	CodeWholeRowReference:    "whole-row references are not allowed",
 	CodeColumnNameNotAllowed: "this qualified column name must be given another alias",
@@ -403,51 +404,17 @@ var ContractFunctions = setOf(`count sum avg min max abs lower upper length
 	char_length octet_length round coalesce nullif`)
 
 // PostgresFunctions are the names PostgreSQL's read path may list in a
-// Verdict: the contract's list and the analytics of verifier/postgres
-// (funcs.go; generate_series only as the bounded calendar spine in FROM,
-// series.go); docs/safe-sql.md says why each is safe. The engine proves
-// each against pg_proc and its plan guard refuses any other call.
-var PostgresFunctions = union(ContractFunctions, setOf(`greatest least
-	floor ceil ceiling trunc mod power sqrt sign
-	substring substr btrim ltrim rtrim concat concat_ws replace left right
-	position strpos lpad rpad split_part initcap json_array_length jsonb_array_length
-	extract date_part date_trunc age to_char make_date now
-	like_escape string_agg array_agg stddev stddev_pop stddev_samp variance var_pop var_samp
-	bool_and bool_or every percentile_cont percentile_disc mode
-	row_number rank dense_rank ntile percent_rank cume_dist lag lead
-	first_value last_value nth_value generate_series`))
+// Verdict: the names of PostgresAllowlist. The engine proves each against
+// pg_proc and its plan guard refuses any other call.
+var PostgresFunctions = PostgresAllowlist.Names()
 
-// MySQLFunctions are the names the MySQL/MariaDB read path may list, as
-// TiDB's parser names them after normalization (STDDEV and STD are
-// stddev_pop, VARIANCE is var_pop; MOD is the % operator; DATE '…' and
-// CAST are not calls). Every one is a native built-in of both MySQL 8 and
-// MariaDB 10.11, which a stored or loadable function cannot shadow when
-// called unqualified (verifier/mysql/funcs.go).
-var MySQLFunctions = union(ContractFunctions, setOf(`greatest least
-	floor ceil ceiling truncate power pow sqrt sign
-	substring substr trim ltrim rtrim concat concat_ws replace left right
-	instr locate position lpad rpad json_extract json_unquote
-	year quarter month day dayofmonth dayofweek dayofyear hour minute second
-	extract date date_format date_add date_sub datediff last_day
-	timestampdiff yearweek dayname monthname unix_timestamp str_to_date
-	substring_index if ifnull
-	curdate current_date now current_timestamp
-	group_concat stddev_pop stddev_samp var_pop var_samp
-	row_number rank dense_rank ntile percent_rank cume_dist lag lead
-	first_value last_value nth_value`))
+// MySQLFunctions are the names the MySQL/MariaDB read path may list: the
+// names of MySQLAllowlist.
+var MySQLFunctions = MySQLAllowlist.Names()
 
-// SQLiteFunctions are the names the SQLite read path may list: built-ins
-// of the SQLite that modernc.org/sqlite embeds (3.54: math functions,
-// JSON and window functions compiled in), which the engine's own driver
-// instance never replaces (verifier/sqlite/funcs.go).
-var SQLiteFunctions = union(minus(ContractFunctions, "char_length"), setOf(`
-	floor ceil ceiling trunc mod power pow sqrt sign
-	substr substring trim ltrim rtrim replace instr concat concat_ws
-	json_extract -> ->> iif if ifnull printf format
-	date time datetime julianday unixepoch strftime
-	group_concat
-	row_number rank dense_rank ntile percent_rank cume_dist lag lead
-	first_value last_value nth_value`))
+// SQLiteFunctions are the names the SQLite read path may list: the names
+// of SQLiteAllowlist.
+var SQLiteFunctions = SQLiteAllowlist.Names()
 
 // Functions returns dialect d's set (nil for an unknown dialect). Every
 // engine checks a verdict's names against its own dialect's set.
@@ -482,14 +449,6 @@ func union(sets ...map[string]bool) map[string]bool {
 		for f := range s {
 			m[f] = true
 		}
-	}
-	return m
-}
-
-func minus(s map[string]bool, names ...string) map[string]bool {
-	m := union(s)
-	for _, n := range names {
-		delete(m, n)
 	}
 	return m
 }

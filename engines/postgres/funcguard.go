@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dbeast/dbeast/engines"
+	"github.com/dbeast/dbeast/verifier"
 )
 
 // The function guard is the engine's own check that a read calls only the
@@ -54,11 +55,19 @@ var planFieldNames = map[string]bool{
 // mapped to the verdict function that stands for them: the function the
 // syntax calls (EXTRACT calls extract, SUBSTRING substring, POSITION
 // position), or the expression node's own name (COALESCE, NULLIF,
-// GREATEST, LEAST, which call none). TRIM is decided by trimCall.
-var syntaxCalls = map[string]string{
-	"COALESCE": "coalesce", "NULLIF": "nullif", "GREATEST": "greatest", "LEAST": "least",
-	"EXTRACT": "extract", "SUBSTRING": "substring", "POSITION": "position",
-}
+// GREATEST, LEAST, which call none). They are the Syntax of the
+// verifier's table (verifier.PostgresAllowlist), which the verifier's
+// walk reads too; TRIM, whose function depends on the word after the
+// parenthesis, is decided by trimCall.
+var syntaxCalls = func() map[string]string {
+	m := map[string]string{}
+	for _, f := range verifier.PostgresAllowlist {
+		if f.Syntax != "" && f.Syntax != "TRIM" {
+			m[f.Syntax] = f.Name
+		}
+	}
+	return m
+}()
 
 // constructors print like calls but call no function: ROW(a, b),
 // ARRAY(SubPlan n), whose subplan is a plan node checked on its own, and

@@ -174,7 +174,7 @@ func (w *walker) expr(e ast.ExprNode, c *ctes, sc *scope) (ast.ExprNode, error) 
 			// "count (id)" with a space: TiDB reads a plain call, the
 			// server without IGNORE_SPACE a stored function. The restored
 			// text has no space, so both read the built-in aggregate.
-			if err := w.scalarCall(name, funcSpec{minArgs: 1, maxArgs: 1}, n, c, sc); err != nil {
+			if err := w.scalarCall(name, funcSpec{MinArgs: 1, MaxArgs: 1}, n, c, sc); err != nil {
 				return nil, err
 			}
 			w.b.AddFunction(name)

@@ -294,7 +294,7 @@ func opName(name []*pg_query.Node) (string, bool) {
 // syntaxOnly are allowed names that PostgreSQL knows only as syntax
 // (CoalesceExpr, NULLIF), never as functions: written as a call, such as
 // "coalesce"(x), the name can only resolve to a user-defined function.
-var syntaxOnly = map[string]bool{"coalesce": true, "nullif": true, "greatest": true, "least": true}
+var syntaxOnly = verifier.PostgresAllowlist.Where(func(f verifier.Function) bool { return f.Kind == verifier.SyntaxNode })
 
 // funcCall checks a function call: an allowed name, unqualified or in
 // pg_catalog, called the way callShape (funcs.go) allows.

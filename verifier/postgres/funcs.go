@@ -6,53 +6,18 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 )
 
-// The read path's functions. Every name here resolves, under the engine's
-// search_path of pg_catalog alone, only to built-in IMMUTABLE or STABLE
-// functions (the engine proves that against pg_proc before every read, and
-// its plan guard refuses any call the verdict does not list). None of them
-// writes, reads a relation, sleeps, or returns more than one row per call;
-// the ones whose output can grow with an argument are bounded here (lpad,
-// rpad) or by the server's 1 GB value limit and the statement timeout
-// (string_agg, array_agg). docs/safe-sql.md says why each one is safe.
+// The read path's functions are the rows of verifier.PostgresAllowlist
+// (docs/safe-sql.md says why each one is safe); the lookups below are
+// built from it, so the walk, the engines' name sets, the engine's plan
+// guard and the server instructions read one table.
 
-// funcKind says how a function may be called.
-type funcKind uint8
-
+// How a function may be called (verifier.CallKind).
 const (
-	// fnScalar: a plain call, no OVER, FILTER, ORDER BY or DISTINCT.
-	fnScalar funcKind = iota + 1
-	// fnAggregate: an aggregate, which may take DISTINCT, ORDER BY,
-	// FILTER and OVER.
-	fnAggregate
-	// fnOrderedSet: an ordered-set aggregate, only as f(…) WITHIN GROUP
-	// (ORDER BY one expression), optionally with FILTER.
-	fnOrderedSet
-	// fnWindow: a window function, only with OVER.
-	fnWindow
+	fnScalar     = verifier.Scalar
+	fnAggregate  = verifier.Aggregate
+	fnOrderedSet = verifier.OrderedSet
+	fnWindow     = verifier.Window
 )
-
-// funcSpec describes one allowed function name.
-type funcSpec struct {
-	kind             funcKind
-	minArgs, maxArgs int
-	// constArg is the 1-based position of an argument that must be a
-	// constant (to_char's format, string_agg's separator); 0 for none.
-	constArg int
-	// lengthArg is the 1-based position of a length that must be an
-	// integer constant of at most maxPadLength (lpad, rpad); 0 for none.
-	lengthArg int
-	// numberArg is set when the constArg must be a numeric constant
-	// (percentile_cont's fraction), not a string.
-	numberArg bool
-	// growArg is the 1-based position of an argument that must be a
-	// string constant of at most maxReplacement bytes (replace's
-	// replacement, which multiplies a value's length); 0 for none.
-	growArg int
-	// zoneArg is the 1-based position of a time zone name, which must be
-	// a string constant: the server keeps every zone name it parses
-	// (about 24 KB each) for the life of the connection; 0 for none.
-	zoneArg int
-}
 
 // maxPadLength bounds lpad and rpad: their result is exactly that long.
 const maxPadLength = 10000
@@ -61,120 +26,25 @@ const maxPadLength = 10000
 // a value at most that many times longer.
 const maxReplacement = 100
 
-// maxVariadicArgs bounds concat and concat_ws.
-const maxVariadicArgs = 100
+// maxVariadicArgs bounds concat, concat_ws, greatest and least.
+const maxVariadicArgs = verifier.MaxVariadicArgs
 
 // pgFunctions are the functions PostgreSQL reads may call by name, with
-// how. coalesce, nullif, greatest and least are syntax (their own nodes),
-// never calls: written as calls they could only name user functions.
-var pgFunctions = map[string]funcSpec{
-	// The contract's list.
-	"count": {kind: fnAggregate, minArgs: 0, maxArgs: 1},
-	"sum":   {kind: fnAggregate, minArgs: 1, maxArgs: 1},
-	"avg":   {kind: fnAggregate, minArgs: 1, maxArgs: 1},
-	"min":   {kind: fnAggregate, minArgs: 1, maxArgs: 1},
-	"max":   {kind: fnAggregate, minArgs: 1, maxArgs: 1},
-	"abs":   {kind: fnScalar, minArgs: 1, maxArgs: 1},
-	"lower": {kind: fnScalar, minArgs: 1, maxArgs: 1},
-	"upper": {kind: fnScalar, minArgs: 1, maxArgs: 1},
-	// length(bytea, encoding) is the second form.
-	"length":       {kind: fnScalar, minArgs: 1, maxArgs: 2},
-	"char_length":  {kind: fnScalar, minArgs: 1, maxArgs: 1},
-	"octet_length": {kind: fnScalar, minArgs: 1, maxArgs: 1},
-	"round":        {kind: fnScalar, minArgs: 1, maxArgs: 2},
-
-	// Arithmetic.
-	"floor":   {kind: fnScalar, minArgs: 1, maxArgs: 1},
-	"ceil":    {kind: fnScalar, minArgs: 1, maxArgs: 1},
-	"ceiling": {kind: fnScalar, minArgs: 1, maxArgs: 1},
-	"trunc":   {kind: fnScalar, minArgs: 1, maxArgs: 2},
-	"mod":     {kind: fnScalar, minArgs: 2, maxArgs: 2},
-	"power":   {kind: fnScalar, minArgs: 2, maxArgs: 2},
-	"sqrt":    {kind: fnScalar, minArgs: 1, maxArgs: 1},
-	"sign":    {kind: fnScalar, minArgs: 1, maxArgs: 1},
-
-	// Strings. substring, btrim, ltrim, rtrim and position are also what
-	// SUBSTRING(… FROM … FOR …), TRIM(…) and POSITION(… IN …) call.
-	"substring":  {kind: fnScalar, minArgs: 2, maxArgs: 3},
-	"substr":     {kind: fnScalar, minArgs: 2, maxArgs: 3},
-	"btrim":      {kind: fnScalar, minArgs: 1, maxArgs: 2},
-	"ltrim":      {kind: fnScalar, minArgs: 1, maxArgs: 2},
-	"rtrim":      {kind: fnScalar, minArgs: 1, maxArgs: 2},
-	"concat":     {kind: fnScalar, minArgs: 1, maxArgs: maxVariadicArgs},
-	"concat_ws":  {kind: fnScalar, minArgs: 2, maxArgs: maxVariadicArgs},
-	"replace":    {kind: fnScalar, minArgs: 3, maxArgs: 3, growArg: 3},
-	"left":       {kind: fnScalar, minArgs: 2, maxArgs: 2},
-	"right":      {kind: fnScalar, minArgs: 2, maxArgs: 2},
-	"position":   {kind: fnScalar, minArgs: 2, maxArgs: 2},
-	"strpos":     {kind: fnScalar, minArgs: 2, maxArgs: 2},
-	"lpad":       {kind: fnScalar, minArgs: 2, maxArgs: 3, lengthArg: 2},
-	"rpad":       {kind: fnScalar, minArgs: 2, maxArgs: 3, lengthArg: 2},
-	"split_part": {kind: fnScalar, minArgs: 3, maxArgs: 3},
-	"initcap":    {kind: fnScalar, minArgs: 1, maxArgs: 1},
-
-	// JSON: the element count of an array (an integer; an error for a
-	// scalar or object), immutable, defined only for json and jsonb.
-	"json_array_length":  {kind: fnScalar, minArgs: 1, maxArgs: 1},
-	"jsonb_array_length": {kind: fnScalar, minArgs: 1, maxArgs: 1},
-
-	// Dates and times. EXTRACT(f FROM x) calls extract. now() is the
-	// transaction's start time: stable within the statement.
-	"extract":    {kind: fnScalar, minArgs: 2, maxArgs: 2, constArg: 1},
-	"date_part":  {kind: fnScalar, minArgs: 2, maxArgs: 2, constArg: 1},
-	"date_trunc": {kind: fnScalar, minArgs: 2, maxArgs: 3, constArg: 1, zoneArg: 3},
-	"age":        {kind: fnScalar, minArgs: 1, maxArgs: 2},
-	"to_char":    {kind: fnScalar, minArgs: 2, maxArgs: 2, constArg: 2},
-	"make_date":  {kind: fnScalar, minArgs: 3, maxArgs: 3},
-	"now":        {kind: fnScalar, minArgs: 0, maxArgs: 0},
-
-	// Aggregates.
-	"string_agg":  {kind: fnAggregate, minArgs: 2, maxArgs: 2, constArg: 2},
-	"array_agg":   {kind: fnAggregate, minArgs: 1, maxArgs: 1},
-	"stddev":      {kind: fnAggregate, minArgs: 1, maxArgs: 1},
-	"stddev_pop":  {kind: fnAggregate, minArgs: 1, maxArgs: 1},
-	"stddev_samp": {kind: fnAggregate, minArgs: 1, maxArgs: 1},
-	"variance":    {kind: fnAggregate, minArgs: 1, maxArgs: 1},
-	"var_pop":     {kind: fnAggregate, minArgs: 1, maxArgs: 1},
-	"var_samp":    {kind: fnAggregate, minArgs: 1, maxArgs: 1},
-	"bool_and":    {kind: fnAggregate, minArgs: 1, maxArgs: 1},
-	"bool_or":     {kind: fnAggregate, minArgs: 1, maxArgs: 1},
-	"every":       {kind: fnAggregate, minArgs: 1, maxArgs: 1},
-
-	// Ordered-set aggregates (the fraction is one numeric constant: the
-	// array forms return arrays of unbounded length).
-	"percentile_cont": {kind: fnOrderedSet, minArgs: 1, maxArgs: 1, constArg: 1, numberArg: true},
-	"percentile_disc": {kind: fnOrderedSet, minArgs: 1, maxArgs: 1, constArg: 1, numberArg: true},
-	"mode":            {kind: fnOrderedSet, minArgs: 0, maxArgs: 0},
-
-	// Window functions.
-	"row_number":   {kind: fnWindow, minArgs: 0, maxArgs: 0},
-	"rank":         {kind: fnWindow, minArgs: 0, maxArgs: 0},
-	"dense_rank":   {kind: fnWindow, minArgs: 0, maxArgs: 0},
-	"percent_rank": {kind: fnWindow, minArgs: 0, maxArgs: 0},
-	"cume_dist":    {kind: fnWindow, minArgs: 0, maxArgs: 0},
-	"ntile":        {kind: fnWindow, minArgs: 1, maxArgs: 1},
-	"lag":          {kind: fnWindow, minArgs: 1, maxArgs: 3},
-	"lead":         {kind: fnWindow, minArgs: 1, maxArgs: 3},
-	"first_value":  {kind: fnWindow, minArgs: 1, maxArgs: 1},
-	"last_value":   {kind: fnWindow, minArgs: 1, maxArgs: 1},
-	"nth_value":    {kind: fnWindow, minArgs: 2, maxArgs: 2},
-}
+// how. coalesce, nullif, greatest and least are syntax (their own nodes,
+// syntaxOnly), never calls: written as calls they could only name user
+// functions.
+var pgFunctions = verifier.PostgresAllowlist.Specs(fnScalar, fnAggregate, fnOrderedSet, fnWindow)
 
 // contractFunctions are the contract's first-release functions, the only
 // ones a table_write statement may call.
-var contractFunctions = map[string]bool{
-	"count": true, "sum": true, "avg": true, "min": true, "max": true,
-	"abs": true, "lower": true, "upper": true, "length": true,
-	"char_length": true, "octet_length": true, "round": true,
-}
+var contractFunctions = verifier.PostgresAllowlist.Where(func(f verifier.Function) bool { return f.Write })
 
 // sqlSyntaxFuncs are the functions PostgreSQL's grammar calls for SQL
 // syntax (funcformat COERCE_SQL_SYNTAX, always pg_catalog-qualified): the
 // verdict lists the function the syntax calls.
-var sqlSyntaxFuncs = map[string]bool{
-	"extract": true, "substring": true, "position": true,
-	"btrim": true, "ltrim": true, "rtrim": true,
-}
+var sqlSyntaxFuncs = verifier.PostgresAllowlist.Where(func(f verifier.Function) bool {
+	return f.Syntax != "" && f.Kind != verifier.SyntaxNode
+})
 
 // callShape checks how an allowed function name is called: its syntax
 // form, its kind's clauses, its arguments' count and bounds. It records
@@ -196,7 +66,7 @@ func (w *walker) callShape(name string, f *pg_query.FuncCall, sc *scope, env *ct
 	default:
 		return refuse(verifier.CodeFunctionNotAllowed)
 	}
-	if f.FuncVariadic || len(f.Args) < spec.minArgs || len(f.Args) > spec.maxArgs {
+	if f.FuncVariadic || len(f.Args) < spec.MinArgs || len(f.Args) > spec.MaxArgs {
 		return refuse(verifier.CodeFunctionNotAllowed)
 	}
 	if f.AggStar && (name != "count" || len(f.Args) > 0 || f.AggDistinct) {
@@ -205,7 +75,7 @@ func (w *walker) callShape(name string, f *pg_query.FuncCall, sc *scope, env *ct
 	if name == "count" && !f.AggStar && len(f.Args) != 1 {
 		return refuse(verifier.CodeFunctionNotAllowed)
 	}
-	switch spec.kind {
+	switch spec.Kind {
 	case fnScalar:
 		if f.Over != nil || f.AggFilter != nil || len(f.AggOrder) > 0 || f.AggWithinGroup || f.AggDistinct {
 			return refuse(verifier.CodeFunctionNotAllowed)
@@ -232,26 +102,26 @@ func (w *walker) callShape(name string, f *pg_query.FuncCall, sc *scope, env *ct
 	default:
 		return refuse(verifier.CodeFunctionNotAllowed)
 	}
-	if spec.constArg > 0 && spec.constArg <= len(f.Args) && !constantArg(f.Args[spec.constArg-1], spec.numberArg) {
+	if spec.ConstArg > 0 && spec.ConstArg <= len(f.Args) && !constantArg(f.Args[spec.ConstArg-1], spec.NumberArg) {
 		return refuse(verifier.CodeFunctionNotAllowed)
 	}
-	if spec.lengthArg > 0 && spec.lengthArg <= len(f.Args) {
-		n, ok := intConst(f.Args[spec.lengthArg-1])
+	if spec.LengthArg > 0 && spec.LengthArg <= len(f.Args) {
+		n, ok := intConst(f.Args[spec.LengthArg-1])
 		if !ok || n < 0 || n > maxPadLength {
 			return refuse(verifier.CodeFunctionNotAllowed)
 		}
 	}
-	if spec.growArg > 0 && spec.growArg <= len(f.Args) {
-		c := f.Args[spec.growArg-1].GetAConst()
+	if spec.GrowArg > 0 && spec.GrowArg <= len(f.Args) {
+		c := f.Args[spec.GrowArg-1].GetAConst()
 		if c == nil || c.GetSval() == nil || len(c.GetSval().GetSval()) > maxReplacement {
 			return refuse(verifier.CodeFunctionNotAllowed)
 		}
 	}
-	if spec.zoneArg > 0 && spec.zoneArg <= len(f.Args) {
-		if !constantArg(f.Args[spec.zoneArg-1], false) {
+	if spec.ZoneArg > 0 && spec.ZoneArg <= len(f.Args) {
+		if !constantArg(f.Args[spec.ZoneArg-1], false) {
 			return refuse(verifier.CodeFunctionNotAllowed)
 		}
-		if err := w.costDateTime(f.Args[spec.zoneArg-1], true); err != nil {
+		if err := w.costDateTime(f.Args[spec.ZoneArg-1], true); err != nil {
 			return err
 		}
 	}

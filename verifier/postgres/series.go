@@ -43,9 +43,9 @@ import (
 // pg_catalog function of that name is a built-in IMMUTABLE or STABLE one,
 // and its plan guard allows the call because the verdict lists it.
 
-// MaxSeriesRows bounds the rows of one generate_series in FROM: 27 years
-// of days, a year of hours.
-const MaxSeriesRows = 10000
+// MaxSeriesRows bounds the rows of one generate_series in FROM
+// (verifier.MaxSeriesRows, which the refusal's hint spells).
+const MaxSeriesRows = verifier.MaxSeriesRows
 
 // seriesTimestamp is the bound syntax accepted: a date, optionally with
 // a time of day (PostgreSQL's ISO input; nothing else it would read).

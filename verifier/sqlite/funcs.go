@@ -6,127 +6,28 @@ import (
 	"github.com/dbeast/dbeast/verifier"
 )
 
-// The read path's functions (issue 16). Every name here is a built-in of
-// the SQLite that modernc.org/sqlite embeds (3.54, with the math, JSON
-// and window functions compiled in); the engine's own driver instance
-// registers no function, so a name always reaches the built-in, and its
-// authorizer allows only the verdict's names. None writes, reads a table,
-// sleeps or depends on anything but its arguments, except the date
-// functions' 'now' (and no time value at all, which means 'now'): the
-// clock, which SQLite holds fixed within one step of the statement. It is
-// allowed (docs/safe-sql.md: a read that asks for the time is not unsafe,
-// and the normalized text is the same on every run). The functions whose
-// output can grow are bounded here (REPLACE's replacement; growth.go) and
-// by the engine's SQLITE_LIMIT_LENGTH.
+// The read path's functions are the rows of verifier.SQLiteAllowlist
+// (issue 16; docs/safe-sql.md says why each one is safe); sqliteSpecs is
+// built from it. The functions whose output can grow are bounded here
+// (REPLACE's replacement; growth.go) and by the engine's
+// SQLITE_LIMIT_LENGTH.
 
-// fnKind says how a function may be called.
-type fnKind uint8
+// funcSpec describes one allowed function: its row of the table.
+type funcSpec = verifier.Function
 
+// How a function may be called (verifier.CallKind).
 const (
-	fnScalar    fnKind = iota + 1
-	fnAggregate        // may take DISTINCT (one argument) and OVER
-	fnWindow           // only with OVER
-	fnMinMax           // min/max: an aggregate with one argument, a scalar with more
+	fnAggregate = verifier.Aggregate // may take DISTINCT (one argument) and OVER
+	fnWindow    = verifier.Window    // only with OVER
+	fnMinMax    = verifier.MinMax    // min/max: an aggregate with one argument, a scalar with more
 )
-
-// funcSpec describes one allowed function. Positions are 1-based; 0
-// means none.
-type funcSpec struct {
-	kind             fnKind
-	minArgs, maxArgs int
-	// constFrom: every argument from this position on must be a string
-	// literal (date modifiers, JSON paths, GROUP_CONCAT's separator).
-	constFrom int
-	// constArg must be a string literal (strftime's format).
-	constArg int
-	// intArg must be a non-negative integer literal (NTILE's buckets,
-	// LAG/LEAD's offset, NTH_VALUE's n).
-	intArg int
-	// growArg must be a string literal of at most maxReplacement bytes.
-	growArg int
-}
 
 // maxReplacement bounds REPLACE's replacement string.
 const maxReplacement = 100
 
-// maxVariadicArgs bounds the variadic functions.
-const maxVariadicArgs = 100
-
-// dateModifiers is the argument count of the date functions: a time
-// value and up to this many modifiers less one.
-const dateArgs = 10
-
-var sqliteSpecs = map[string]funcSpec{
-	// The contract's list (SQLite has no char_length).
-	"count": {kind: fnAggregate, minArgs: 0, maxArgs: 1},
-	"sum":   {kind: fnAggregate, minArgs: 1, maxArgs: 1},
-	"avg":   {kind: fnAggregate, minArgs: 1, maxArgs: 1},
-	"min":   {kind: fnMinMax, minArgs: 1, maxArgs: maxVariadicArgs},
-	"max":   {kind: fnMinMax, minArgs: 1, maxArgs: maxVariadicArgs},
-	"abs":   {kind: fnScalar, minArgs: 1, maxArgs: 1}, "lower": {kind: fnScalar, minArgs: 1, maxArgs: 1},
-	"upper": {kind: fnScalar, minArgs: 1, maxArgs: 1}, "length": {kind: fnScalar, minArgs: 1, maxArgs: 1},
-	"octet_length": {kind: fnScalar, minArgs: 1, maxArgs: 1},
-	"round":        {kind: fnScalar, minArgs: 1, maxArgs: 2},
-	"coalesce":     {kind: fnScalar, minArgs: 2, maxArgs: maxVariadicArgs},
-	"nullif":       {kind: fnScalar, minArgs: 2, maxArgs: 2},
-
-	// Arithmetic (SQLITE_ENABLE_MATH_FUNCTIONS).
-	"floor": {kind: fnScalar, minArgs: 1, maxArgs: 1}, "ceil": {kind: fnScalar, minArgs: 1, maxArgs: 1},
-	"ceiling": {kind: fnScalar, minArgs: 1, maxArgs: 1}, "trunc": {kind: fnScalar, minArgs: 1, maxArgs: 1},
-	"mod": {kind: fnScalar, minArgs: 2, maxArgs: 2}, "power": {kind: fnScalar, minArgs: 2, maxArgs: 2},
-	"pow": {kind: fnScalar, minArgs: 2, maxArgs: 2}, "sqrt": {kind: fnScalar, minArgs: 1, maxArgs: 1},
-	"sign": {kind: fnScalar, minArgs: 1, maxArgs: 1},
-
-	// Strings.
-	"substr":    {kind: fnScalar, minArgs: 2, maxArgs: 3},
-	"substring": {kind: fnScalar, minArgs: 2, maxArgs: 3},
-	"trim":      {kind: fnScalar, minArgs: 1, maxArgs: 2},
-	"ltrim":     {kind: fnScalar, minArgs: 1, maxArgs: 2},
-	"rtrim":     {kind: fnScalar, minArgs: 1, maxArgs: 2},
-	"instr":     {kind: fnScalar, minArgs: 2, maxArgs: 2},
-	"replace":   {kind: fnScalar, minArgs: 3, maxArgs: 3, growArg: 3},
-	"concat":    {kind: fnScalar, minArgs: 1, maxArgs: maxVariadicArgs},
-	"concat_ws": {kind: fnScalar, minArgs: 2, maxArgs: maxVariadicArgs},
-	// JSON (built in since 3.38): constant paths. The -> and ->> operators
-	// are calls of the functions "->" and "->>" (parse.y's PTR), which
-	// the authorizer reports by those names; walk.go requires a constant
-	// path on their right.
-	"json_extract": {kind: fnScalar, minArgs: 2, maxArgs: dateArgs, constFrom: 2},
-
-	// Conditionals: iif (and its alias if, 3.48+) is CASE WHEN a THEN b
-	// [WHEN c THEN d …] [ELSE e] END; ifnull is coalesce of two.
-	"iif":    {kind: fnScalar, minArgs: 2, maxArgs: maxVariadicArgs},
-	"if":     {kind: fnScalar, minArgs: 2, maxArgs: maxVariadicArgs},
-	"ifnull": {kind: fnScalar, minArgs: 2, maxArgs: 2},
-
-	// printf and its alias format with a constant format whose every
-	// conversion has at most a small constant width and precision
-	// (checkFormat): the output is then the format, at most
-	// maxFormatWidth bytes per conversion, and the arguments' text.
-	"printf": {kind: fnScalar, minArgs: 1, maxArgs: maxVariadicArgs, constArg: 1},
-	"format": {kind: fnScalar, minArgs: 1, maxArgs: maxVariadicArgs, constArg: 1},
-
-	// Dates and times: a time value, then constant modifiers.
-	"date":      {kind: fnScalar, minArgs: 0, maxArgs: dateArgs, constFrom: 2},
-	"time":      {kind: fnScalar, minArgs: 0, maxArgs: dateArgs, constFrom: 2},
-	"datetime":  {kind: fnScalar, minArgs: 0, maxArgs: dateArgs, constFrom: 2},
-	"julianday": {kind: fnScalar, minArgs: 0, maxArgs: dateArgs, constFrom: 2},
-	"unixepoch": {kind: fnScalar, minArgs: 0, maxArgs: dateArgs, constFrom: 2},
-	"strftime":  {kind: fnScalar, minArgs: 1, maxArgs: dateArgs + 1, constArg: 1, constFrom: 3},
-
-	// Aggregates: GROUP_CONCAT(x [, 'sep'] [ORDER BY …]).
-	"group_concat": {kind: fnAggregate, minArgs: 1, maxArgs: 2, constFrom: 2},
-
-	// Window functions.
-	"row_number": {kind: fnWindow}, "rank": {kind: fnWindow}, "dense_rank": {kind: fnWindow},
-	"percent_rank": {kind: fnWindow}, "cume_dist": {kind: fnWindow},
-	"ntile":       {kind: fnWindow, minArgs: 1, maxArgs: 1, intArg: 1},
-	"lag":         {kind: fnWindow, minArgs: 1, maxArgs: 3, intArg: 2},
-	"lead":        {kind: fnWindow, minArgs: 1, maxArgs: 3, intArg: 2},
-	"first_value": {kind: fnWindow, minArgs: 1, maxArgs: 1},
-	"last_value":  {kind: fnWindow, minArgs: 1, maxArgs: 1},
-	"nth_value":   {kind: fnWindow, minArgs: 2, maxArgs: 2, intArg: 2},
-}
+// sqliteSpecs are the functions a read may call by name (-> and ->> are
+// operators, walk.go).
+var sqliteSpecs = verifier.SQLiteAllowlist.Specs(verifier.Scalar, fnAggregate, fnWindow, fnMinMax)
 
 // checkCall checks a parsed call against its spec: arity, constants,
 // DISTINCT, ORDER BY and OVER.
@@ -135,10 +36,10 @@ func checkCall(c *funcCall, spec funcSpec) {
 	if c.star {
 		n = 1
 	}
-	if n < spec.minArgs || n > spec.maxArgs {
+	if n < spec.MinArgs || n > spec.MaxArgs {
 		bail(verifier.CodeConstructNotAllowed)
 	}
-	agg := spec.kind == fnAggregate || (spec.kind == fnMinMax && n == 1)
+	agg := spec.Kind == fnAggregate || (spec.Kind == fnMinMax && n == 1)
 	if c.distinct && (!agg || n != 1 || c.over != nil) {
 		bail(verifier.CodeConstructNotAllowed)
 	}
@@ -150,9 +51,9 @@ func checkCall(c *funcCall, spec funcSpec) {
 		bail(verifier.CodeConstructNotAllowed)
 	}
 	switch {
-	case spec.kind == fnWindow && c.over == nil:
+	case spec.Kind == fnWindow && c.over == nil:
 		bail(verifier.CodeWindowNotAllowed)
-	case c.over != nil && (!agg && spec.kind != fnWindow || c.name == "group_concat"):
+	case c.over != nil && (!agg && spec.Kind != fnWindow || c.name == "group_concat"):
 		// Scalars have no window form; GROUP_CONCAT over a frame
 		// rebuilds the whole partition's string for every row.
 		bail(verifier.CodeWindowNotAllowed)
@@ -165,15 +66,15 @@ func checkCall(c *funcCall, spec funcSpec) {
 	for i, a := range c.args {
 		pos := i + 1
 		switch {
-		case pos == spec.constArg || (spec.constFrom > 0 && pos >= spec.constFrom):
+		case pos == spec.ConstArg || (spec.ConstFrom > 0 && pos >= spec.ConstFrom):
 			if l, ok := a.(*literal); !ok || l.kind != litString {
 				bail(verifier.CodeLiteralNotAllowed)
 			}
-		case pos == spec.growArg:
+		case pos == spec.GrowArg:
 			if l, ok := a.(*literal); !ok || l.kind != litString || len(l.text) > maxReplacement {
 				bail(verifier.CodeLiteralNotAllowed)
 			}
-		case pos == spec.intArg:
+		case pos == spec.IntArg:
 			if l, ok := a.(*literal); !ok || l.kind != litInt {
 				bail(verifier.CodeWindowNotAllowed)
 			}
@@ -394,7 +295,7 @@ func (p *printer) orderTerms(ts []orderTerm) {
 // maxFormatWidth bounds a printf conversion's width and precision: SQLite
 // pads to the width and repeats %c's character precision times, so
 // "%999999999d" would build a gigabyte from one row.
-const maxFormatWidth = 100
+const maxFormatWidth = verifier.SQLiteMaxFormatWidth
 
 // formatConversions are the printf conversions allowed: numbers, text and
 // a literal %. SQLite's SQL-quoting (%q %Q %w), pointer and internal
