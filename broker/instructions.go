@@ -40,7 +40,7 @@ var sqlGuide = `SQL for query_sql:
 - PostgreSQL adds casts to built-in types (x::numeric(10,2), date '2024-01-01', interval '3' month; casts to date/time types only from constants, date/time values or columns of a date/time type: col::date on a text column is refused, date_trunc('day', col) works on any date/time column), CURRENT_DATE and CURRENT_TIMESTAMP, FILTER, WITHIN GROUP, ROLLUP/CUBE/GROUPING SETS, and ->, ->>, #> and #>> on json/jsonb; functions: ` + functionList(verifier.PostgresAllowlist, commonFunctions()) + `.
 - MySQL/MariaDB adds CAST to SIGNED/UNSIGNED/DECIMAL/CHAR/DATE/DATETIME/TIME, DATE '...' and INTERVAL arithmetic, WITH ROLLUP, and -> and ->> with a constant path; functions: ` + functionList(verifier.MySQLAllowlist, commonFunctions()) + `.
 - SQLite adds CAST to INTEGER/REAL/TEXT/NUMERIC and FILTER (WHERE …); functions: ` + functionList(verifier.SQLiteAllowlist, commonFunctions()) + `.
-- Table functions (generate_series), user-defined functions and types, and volatile or session functions are refused: rephrase with the above, or ask for request_sql if the person should decide.`
+- Table functions (except PostgreSQL's calendar spine generate_series(timestamp '2024-01-01', timestamp '2024-12-31', interval '1 day') AS g(day) with constant bounds and at most 10000 rows, joined to a table), user-defined functions and types, and volatile or session functions are refused: rephrase with the above, or ask for request_sql if the person should decide.`
 
 // commonFunctions are the rows of PostgreSQL's table whose names every
 // dialect's table has.

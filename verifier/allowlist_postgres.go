@@ -109,4 +109,7 @@ var PostgresAllowlist = Allowlist{
 	{Name: "least", Kind: SyntaxNode, Syntax: "LEAST"},
 	// x LIKE p ESCAPE e: the grammar's pg_catalog.like_escape(p, e) call.
 	{Name: "like_escape", Kind: SyntaxCall, Note: "as LIKE … ESCAPE …"},
+	// generate_series is no expression function: only the bounded calendar
+	// spine in FROM calls it (verifier/postgres/series.go).
+	{Name: "generate_series", Kind: SyntaxCall, MinArgs: 3, MaxArgs: 3, Note: "in FROM only, as a calendar spine: timestamp bounds, a constant interval step, at most 10000 rows"},
 }

@@ -66,7 +66,7 @@ const (
 const (
 	MaxSQLBytes = 64 << 10 // SQL text
 	MaxTables   = 16       // distinct physical tables in one query (TableSet)
-	MaxAliases  = 32       // table references, subqueries and CTEs together
+	MaxAliases  = 32       // distinct relation names: CTEs and FROM entries (AliasSet)
 	MaxDepth    = 200      // nesting of expressions and subqueries
 	// MaxExpressionGrowth bounds how many expression nodes substituting
 	// derived-table and CTE columns into the places that reference them may
@@ -278,7 +278,7 @@ var messages = map[Code]string{
 	CodeIndexHint:            "index hints are not allowed",
 	CodeModifierNotAllowed:   "this SELECT modifier is not allowed",
 	CodeTooManyTables:        "a query may reference at most 16 distinct physical tables",
-	CodeTooManyAliases:       "a query may use at most 32 aliases",
+	CodeTooManyAliases:       "a query may use at most " + strconv.Itoa(MaxAliases) + " distinct aliases (CTE and FROM names)",
 	CodeTooDeep:              "the query is nested too deeply",
 	CodeWholeRowReference:    "whole-row references are not allowed",
 	CodeColumnNameNotAllowed: "this qualified column name must be given another alias",
@@ -591,7 +591,7 @@ func (b *Builder) Fill(v *Verdict) {
 // TableSet counts the distinct physical tables of a statement against
 // MaxTables. The contract bounds tables, not references: the same table
 // read in many subqueries is proven once (references are bounded by
-// MaxAliases). The zero value is ready.
+// MaxReferences, aliases.go). The zero value is ready.
 type TableSet struct{ m map[Table]bool }
 
 // Add records t, a table as the dialect identifies it (folded where the

@@ -20,7 +20,7 @@ func init() {
 }
 
 // verdictJSON is the command's output line: an accept with the verdict's
-// fields, or a reject with its code, static reason and the refusal's
+// fields (its column-type obligations included), or a reject with its code, static reason and the refusal's
 // details: the construct (from the verifier's fixed vocabulary), the byte
 // offset near it, the function's name when it is a known one, and the
 // dialect's safe spelling where one exists (verifier/refusal.go).
@@ -31,12 +31,16 @@ type verdictJSON struct {
 	Tables        []string            `json:"tables,omitempty"`
 	Columns       map[string][]string `json:"columns,omitempty"`
 	Functions     []string            `json:"functions,omitempty"`
-	Code          verifier.Code       `json:"code,omitempty"`
-	Reason        string              `json:"reason,omitempty"`
-	Construct     string              `json:"construct,omitempty"`
-	Offset        *int                `json:"offset,omitempty"`
-	Function      string              `json:"function,omitempty"`
-	Hint          string              `json:"hint,omitempty"`
+	// ColumnTypes are the accept's obligations on column types, which the
+	// engine discharges inside the reading transaction: an accept that
+	// lists them holds only if each column has one of the listed types.
+	ColumnTypes []verifier.ColumnType `json:"column_types,omitempty"`
+	Code        verifier.Code         `json:"code,omitempty"`
+	Reason      string                `json:"reason,omitempty"`
+	Construct   string                `json:"construct,omitempty"`
+	Offset      *int                  `json:"offset,omitempty"`
+	Function    string                `json:"function,omitempty"`
+	Hint        string                `json:"hint,omitempty"`
 }
 
 func verdictOf(in verifier.Input) verdictJSON {
@@ -56,6 +60,7 @@ func verdictOf(in verifier.Input) verdictJSON {
 		Tables:        v.TableNames(),
 		Columns:       v.Columns,
 		Functions:     v.Functions,
+		ColumnTypes:   v.ColumnTypes,
 	}
 }
 

@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/dbeast/dbeast/verifier"
 )
 
 func TestVerifyCommand(t *testing.T) {
@@ -72,3 +75,58 @@ func TestVerifyCommand(t *testing.T) {
 }
 
 func intp(n int) *int { return &n }
+
+// TestVerifyJSONLColumnTypes pins that `dbeast verify --jsonl` prints an
+// accept's column-type obligations (issue 31): an accept that holds only
+// if the engine later proves a column's type says so, and one without
+// obligations prints none.
+func TestVerifyJSONLColumnTypes(t *testing.T) {
+	dateTypes := []string{"date", "interval", "time", "timestamp", "timestamptz", "timetz"}
+	orders := verifier.Table{Schema: "public", Name: "orders"}
+	items := verifier.Table{Schema: "public", Name: "items"}
+	tests := []struct {
+		name string
+		sql  string
+		want []verifier.ColumnType
+	}{
+		{"qualified cast", "SELECT o.created_at::date FROM public.orders o",
+			[]verifier.ColumnType{{Tables: []verifier.Table{orders}, Column: "created_at", Types: dateTypes}}},
+		{"unqualified cast names every table it may come from", "SELECT created_at::date FROM public.orders, public.items",
+			[]verifier.ColumnType{{Tables: []verifier.Table{items, orders}, Column: "created_at", Types: dateTypes}}},
+		{"no cast, no obligation", "SELECT created_at FROM public.orders", nil},
+		{"cast of a constant, no obligation", "SELECT '2024-01-01'::date", nil},
+	}
+	var stdin strings.Builder
+	for _, tt := range tests {
+		line, err := json.Marshal(map[string]string{"sql": tt.sql})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdin.Write(append(line, '\n'))
+	}
+	var out, errb bytes.Buffer
+	if status := verifyMain([]string{"--dialect", "postgres", "--jsonl"}, strings.NewReader(stdin.String()), &out, &errb); status != 0 {
+		t.Fatalf("status = %d (stderr %q)", status, errb.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != len(tests) {
+		t.Fatalf("%d verdict lines for %d queries: %q", len(lines), len(tests), out.String())
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got verdictJSON
+			if err := json.Unmarshal([]byte(lines[i]), &got); err != nil {
+				t.Fatal(err)
+			}
+			if got.Verdict != "accept" {
+				t.Fatalf("verdict %+v, want accept", got)
+			}
+			if !reflect.DeepEqual(got.ColumnTypes, tt.want) {
+				t.Errorf("column_types = %+v, want %+v", got.ColumnTypes, tt.want)
+			}
+			if has := strings.Contains(lines[i], `"column_types"`); has != (tt.want != nil) {
+				t.Errorf("line %q: column_types printed = %v, want %v", lines[i], has, tt.want != nil)
+			}
+		})
+	}
+}

@@ -20,7 +20,7 @@ const TPCDSQueries = 99
 // are counted by refusal code and logged, since the corpus test pins the
 // code. Every field is required.
 type TPCDSRun struct {
-	// Dialect names the corpus: "postgres" or "mysql".
+	// Dialect names the corpus: "postgres", "mysql" or "sqlite".
 	Dialect string
 	// Through says in the log what the rows went through.
 	Through string

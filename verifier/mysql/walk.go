@@ -81,7 +81,7 @@ type walker struct {
 	b        verifier.Builder
 	tables   verifier.TableSet // distinct physical tables
 	at       int               // TiDB's offset of the expression walked last, for refusals
-	aliases  int               // tables, derived tables and CTEs
+	aliases  verifier.AliasSet // names and count of tables, derived tables and CTEs
 	depth    int
 	noSubq   bool // table_write: subqueries are refused
 	inSelect bool // inside an ORDER BY / GROUP BY / HAVING item
@@ -250,7 +250,7 @@ func (w *walker) with(n *ast.WithClause, c *ctes, outer *scope) (*ctes, error) {
 			return nil, verifier.Refuse(verifier.CodeDuplicateAlias)
 		}
 		seen[key] = true
-		if err := w.alias(); err != nil {
+		if err := w.alias(key); err != nil {
 			return nil, err
 		}
 		if cte.Query == nil {
@@ -275,13 +275,10 @@ func (w *walker) with(n *ast.WithClause, c *ctes, outer *scope) (*ctes, error) {
 	return c, nil
 }
 
-func (w *walker) alias() error {
-	w.aliases++
-	if w.aliases > verifier.MaxAliases {
-		return verifier.Refuse(verifier.CodeTooManyAliases)
-	}
-	return nil
-}
+// alias counts a CTE definition or FROM entry named name (lower case, as
+// the duplicate-alias checks compare names) against the alias and
+// reference limits.
+func (w *walker) alias(name string) error { return w.aliases.Add(name) }
 
 func (w *walker) selectStmt(n *ast.SelectStmt, c *ctes, outer *scope) error {
 	if n.Kind != ast.SelectStmtKindSelect || len(n.Lists) > 0 {
@@ -560,7 +557,11 @@ func (w *walker) fromItem(n ast.ResultSetNode, c *ctes, sc *scope, ons *[]func()
 				return err
 			}
 		}
-		if err := w.alias(); err != nil {
+		name := n.AsName.O
+		if tn, ok := n.Source.(*ast.TableName); ok && name == "" {
+			name = tn.Name.O
+		}
+		if err := w.alias(strings.ToLower(name)); err != nil {
 			return err
 		}
 		var src source

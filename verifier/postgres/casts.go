@@ -125,7 +125,7 @@ func (w *walker) typeCast(tc *pg_query.TypeCast, sc *scope, env *cteEnv, ctx exp
 		// Writes keep the contract's rule: no casts.
 		return verifier.RefuseCast(lastName(tc.TypeName))
 	}
-	if dateTimeTypes[base] && !dateTimeSource(tc.Arg) {
+	if dateTimeTypes[base] && !dateTimeSource(tc.Arg) && !seriesColumn(tc.Arg, sc, ctx.outNames) {
 		// A column is safe only if its type is a date/time one: an
 		// obligation the engine discharges (coltypes.go).
 		ts, col, ok := columnTables(tc.Arg, sc, ctx.outNames)

@@ -377,6 +377,8 @@ func (p *printer) fromItem(n *pg_query.Node) {
 		p.alias(v.RangeSubselect.Alias, false)
 	case *pg_query.Node_JoinExpr:
 		p.join(v.JoinExpr)
+	case *pg_query.Node_RangeFunction:
+		p.rangeFunction(v.RangeFunction)
 	default:
 		p.fail()
 	}

@@ -16,7 +16,7 @@ type walker struct {
 	sql     string            // the parsed text, for the few checks the tree cannot answer
 	tables  verifier.TableSet // distinct physical tables so far
 	at      int               // location of the node walked last, for refusals
-	aliases int               // range items and CTE definitions so far
+	aliases verifier.AliasSet // names and count of range items and CTE definitions
 	depth   int
 	// write is set for table_write mode: subqueries and other relations
 	// are refused with write_shape_not_allowed.
@@ -50,6 +50,9 @@ type rangeItem struct {
 	name  string          // reference name: alias, else relation or CTE name
 	table *verifier.Table // physical table, nil for CTEs and subqueries
 	out   *outputs        // output columns of a CTE or subquery
+	// series marks a generate_series entry, whose column is a timestamp
+	// (series.go).
+	series bool
 }
 
 // cteEnv is the chain of CTEs visible at a point of the query, innermost
@@ -218,7 +221,7 @@ func (w *walker) withClause(wc *pg_query.WithClause, parent *scope, env *cteEnv)
 				return nil, refuse(verifier.CodeDuplicateAlias)
 			}
 		}
-		if err := w.countAlias(); err != nil {
+		if err := w.countAlias(cte.Ctename); err != nil {
 			return nil, err
 		}
 		out, err := w.selectStmt(sel, parent, env)
@@ -233,13 +236,9 @@ func (w *walker) withClause(wc *pg_query.WithClause, parent *scope, env *cteEnv)
 	return env, nil
 }
 
-func (w *walker) countAlias() error {
-	w.aliases++
-	if w.aliases > verifier.MaxAliases {
-		return refuse(verifier.CodeTooManyAliases)
-	}
-	return nil
-}
+// countAlias counts a CTE definition or FROM entry named name (as the
+// parser folded it) against the alias and reference limits.
+func (w *walker) countAlias(name string) error { return w.aliases.Add(name) }
 
 func (w *walker) countTable(t verifier.Table) error {
 	if !w.tables.Add(t) {
@@ -524,7 +523,7 @@ func (w *walker) fromItem(n *pg_query.Node, sc *scope, env *cteEnv) error {
 			// PostgreSQL 15 refuses.
 			return refuse(verifier.CodeConstructNotAllowed)
 		}
-		if err := w.countAlias(); err != nil {
+		if err := w.countAlias(rs.Alias.Aliasname); err != nil {
 			return err
 		}
 		// A LATERAL subquery sees the FROM entries before it; any other
@@ -569,7 +568,7 @@ func (w *walker) fromItem(n *pg_query.Node, sc *scope, env *cteEnv) error {
 		}
 		return w.fromItem(j.Rarg, sc, env)
 	case *pg_query.Node_RangeFunction:
-		return refuse(verifier.CodeTableFunction)
+		return w.rangeFunction(v.RangeFunction, sc, env)
 	case *pg_query.Node_RangeTableFunc:
 		return refuse(verifier.CodeTableFunction)
 	case *pg_query.Node_RangeTableSample:
@@ -613,12 +612,12 @@ func (w *walker) rangeVar(rv *pg_query.RangeVar, sc *scope, env *cteEnv) error {
 	if rv.Location >= 0 {
 		w.at = int(rv.Location)
 	}
-	if err := w.countAlias(); err != nil {
-		return err
-	}
 	name := rv.Relname
 	if rv.Alias != nil {
 		name = rv.Alias.Aliasname
+	}
+	if err := w.countAlias(name); err != nil {
+		return err
 	}
 	if rv.Catalogname != "" {
 		return refuse(verifier.CodeOtherDatabase)

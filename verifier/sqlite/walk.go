@@ -12,7 +12,7 @@ import (
 type walker struct {
 	b       verifier.Builder
 	tables  verifier.TableSet
-	aliases int
+	aliases verifier.AliasSet // names and count of FROM entries and CTEs
 	// at is the byte offset of the node walked last that has one: where
 	// a refusal of the walk points (Verify).
 	at      int
@@ -65,10 +65,11 @@ var eponymous = map[string]bool{
 	"zipfile": true, "fsdir": true, "stmt": true,
 }
 
-func (w *walker) addAlias() {
-	w.aliases++
-	if w.aliases > verifier.MaxAliases {
-		bail(verifier.CodeTooManyAliases)
+// addAlias counts a CTE definition or FROM entry named name (lower case;
+// "" for an unnamed subquery) against the alias and reference limits.
+func (w *walker) addAlias(name string) {
+	if err := w.aliases.Add(name); err != nil {
+		panic(err)
 	}
 }
 
@@ -147,7 +148,7 @@ func (w *walker) selectStmt(s *selectStmt, outer *scope) {
 				bail(verifier.CodeSystemObject)
 			}
 			seen[n] = true
-			w.addAlias()
+			w.addAlias(n)
 		}
 		w.withs = append(w.withs, fr)
 		defer func() { w.withs = w.withs[:len(w.withs)-1] }()
@@ -199,7 +200,14 @@ func (w *walker) core(c *selectCore, outer *scope) *scope {
 	sc := &scope{parent: outer}
 	for _, it := range c.from {
 		w.at = it.pos
-		w.addAlias()
+		switch {
+		case it.hasAlias:
+			w.addAlias(asciiLower(it.alias))
+		case it.sub != nil:
+			w.addAlias("")
+		default:
+			w.addAlias(asciiLower(it.name))
+		}
 		var item scopeItem
 		if it.sub != nil {
 			w.selectStmt(it.sub, outer)
