@@ -89,8 +89,11 @@
 //   - Leaves, held only for their own short critical sections and never
 //     while taking another broker lock: Broker.hookMu (the hook lists,
 //     copied before running), signIns.mu (sign-in codes), Activity.mu
-//     (the activity log, added to under the locks above) and the
-//     httpguard.Limits lock (rate buckets and in-flight slots).
+//     (the activity log, added to under the locks above), the
+//     httpguard.Limits lock (rate buckets and in-flight slots) and the
+//     docfile.Watcher lock (the followed files; the watcher calls
+//     resnapshot with it released, in broker/internal/docfile, which
+//     imports no broker package).
 //
 // # Identity
 //
