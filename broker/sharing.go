@@ -5,69 +5,41 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/dbeast/dbeast/broker/internal/state"
 )
 
-// Level is a database-level standing access. Its order is its strength.
-type Level string
+// The sharing settings' value types live with the saved state
+// (broker/internal/state); these names are the broker's API for them.
+type (
+	// Level is a database-level standing access. Its order is its strength.
+	Level = state.Level
+	// TableAccess is a per-table standing access.
+	TableAccess = state.TableAccess
+	// TableShare is standing access to one table, matched by name.
+	TableShare = state.TableShare
+	// SharingEntry is one sharing setting: a source shared with one
+	// connection or with all of them.
+	SharingEntry = state.SharingEntry
+)
 
 // Database levels, weakest first.
 const (
-	LevelNone      Level = "none"
-	LevelAsk       Level = "ask"        // visible in the catalog; every access prompts
-	LevelRead      Level = "read"       // like a strict source read grant
-	LevelReadWrite Level = "read_write" // like a full SQL grant
+	LevelNone      = state.LevelNone
+	LevelAsk       = state.LevelAsk       // visible in the catalog; every access prompts
+	LevelRead      = state.LevelRead      // like a strict source read grant
+	LevelReadWrite = state.LevelReadWrite // like a full SQL grant
 )
-
-func (l Level) rank() int {
-	switch l {
-	case LevelAsk:
-		return 1
-	case LevelRead:
-		return 2
-	case LevelReadWrite:
-		return 3
-	}
-	return 0
-}
-
-// TableAccess is a per-table standing access.
-type TableAccess string
 
 // Table levels, weakest first.
 const (
-	TableRead      TableAccess = "read"
-	TableReadWrite TableAccess = "read_write"
+	TableRead      = state.TableRead
+	TableReadWrite = state.TableReadWrite
 )
-
-func (a TableAccess) rank() int {
-	switch a {
-	case TableRead:
-		return 1
-	case TableReadWrite:
-		return 2
-	}
-	return 0
-}
 
 // AllConnections is the ConnectionID of an entry that applies to every
 // connection ("All Agents").
-const AllConnections = "all"
-
-// TableShare is standing access to one table, matched by name.
-type TableShare struct {
-	Schema string      `json:"schema"`
-	Name   string      `json:"name"`
-	Access TableAccess `json:"access"`
-}
-
-// SharingEntry is one sharing setting: a source shared with one connection
-// or with all of them.
-type SharingEntry struct {
-	ConnectionID  string       `json:"connection_id"`
-	SourceID      string       `json:"source_id"`
-	DatabaseLevel Level        `json:"database_level"`
-	Tables        []TableShare `json:"tables"`
-}
+const AllConnections = state.AllConnections
 
 // Access is the effective standing access of one connection on one
 // source: the union of its own entry and the All Agents entry, the higher
@@ -78,7 +50,7 @@ type Access struct {
 }
 
 // Visible reports whether the source appears in the connection's catalog.
-func (a Access) Visible() bool { return a.DatabaseLevel.rank() > 0 || len(a.Tables) > 0 }
+func (a Access) Visible() bool { return a.DatabaseLevel.Rank() > 0 || len(a.Tables) > 0 }
 
 // SharingChange tells features that a source's sharing changed for some
 // connections. Narrowed is true when any of them lost anything (see
@@ -106,7 +78,7 @@ func (b *Broker) SetSharing(e SharingEntry) error {
 	if e.DatabaseLevel == "" {
 		e.DatabaseLevel = LevelNone
 	}
-	if e.DatabaseLevel.rank() == 0 && e.DatabaseLevel != LevelNone {
+	if e.DatabaseLevel.Rank() == 0 && e.DatabaseLevel != LevelNone {
 		return ErrBadLevel
 	}
 	if len(e.Tables) > maxSharedTables {
@@ -114,7 +86,7 @@ func (b *Broker) SetSharing(e SharingEntry) error {
 	}
 	seen := map[[2]string]bool{}
 	for _, t := range e.Tables {
-		if t.Access.rank() == 0 {
+		if t.Access.Rank() == 0 {
 			return ErrBadLevel
 		}
 		k := [2]string{t.Schema, t.Name}
@@ -145,9 +117,9 @@ func (b *Broker) SetSharing(e SharingEntry) error {
 	}
 	remove := e.DatabaseLevel == LevelNone && len(e.Tables) == 0
 	// A widening is in force once saved; a narrowing at once, saved when
-	// the store works (updateLocked). An edit that does both and cannot
+	// the store works (state.InForce.UpdateLocked). An edit that does both and cannot
 	// be saved is ErrNotSaved with its narrowing part in force.
-	saveErr := b.updateLocked(func(s *savedState) error {
+	saveErr := b.state.UpdateLocked(func(s *savedState) error {
 		s.Sharing = slices.DeleteFunc(s.Sharing, func(x *SharingEntry) bool {
 			return x.ConnectionID == e.ConnectionID && x.SourceID == e.SourceID
 		})
@@ -217,14 +189,14 @@ func narrows(old, new *SharingEntry) bool {
 	if new == nil {
 		return true
 	}
-	if new.DatabaseLevel.rank() < old.DatabaseLevel.rank() {
+	if new.DatabaseLevel.Rank() < old.DatabaseLevel.Rank() {
 		return true
 	}
 	for _, ot := range old.Tables {
 		found := false
 		for _, nt := range new.Tables {
 			if nt.Schema == ot.Schema && nt.Name == ot.Name {
-				found = nt.Access.rank() >= ot.Access.rank()
+				found = nt.Access.Rank() >= ot.Access.Rank()
 			}
 		}
 		if !found {
@@ -266,12 +238,12 @@ func (b *Broker) effectiveAccessLocked(connID, sourceID string) Access {
 		if e.SourceID != sourceID || (e.ConnectionID != connID && e.ConnectionID != AllConnections) {
 			continue
 		}
-		if e.DatabaseLevel.rank() > acc.DatabaseLevel.rank() {
+		if e.DatabaseLevel.Rank() > acc.DatabaseLevel.Rank() {
 			acc.DatabaseLevel = e.DatabaseLevel
 		}
 		for _, t := range e.Tables {
 			k := [2]string{t.Schema, t.Name}
-			if t.Access.rank() > tables[k].rank() {
+			if t.Access.Rank() > tables[k].Rank() {
 				tables[k] = t.Access
 			}
 		}
