@@ -142,11 +142,4 @@ func (b *Broker) authenticate(token string) (string, bool) {
 
 // connectionExistsLocked reports whether id is a live connection. Needs
 // Broker.mu.
-func (b *Broker) connectionExistsLocked(id string) bool {
-	for _, c := range b.state.Connections {
-		if c.ID == id {
-			return true
-		}
-	}
-	return false
-}
+func (b *Broker) connectionExistsLocked(id string) bool { return b.state.ConnectionExists(id) }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/dbeast/dbeast/broker/internal/state"
 )
@@ -42,19 +41,13 @@ const (
 const AllConnections = state.AllConnections
 
 // Access is the effective standing access of one connection on one
-// source: the union of its own entry and the All Agents entry, the higher
-// level winning for the database and for each table.
-type Access struct {
-	DatabaseLevel Level        `json:"shared_access"`
-	Tables        []TableShare `json:"shared_tables"`
-}
-
-// Visible reports whether the source appears in the connection's catalog.
-func (a Access) Visible() bool { return a.DatabaseLevel.Rank() > 0 || len(a.Tables) > 0 }
+// source (state.Access): the union of its own entry and the All Agents
+// entry.
+type Access = state.Access
 
 // SharingChange tells features that a source's sharing changed for some
 // connections. Narrowed is true when any of them lost anything (see
-// narrows); features then revoke those connections' grants and requests on
+// state.Narrows); features then revoke those connections' grants and requests on
 // the source. Widening never revokes.
 type SharingChange struct {
 	SourceID      string
@@ -147,7 +140,7 @@ func (b *Broker) SetSharing(e SharingEntry) error {
 		conns = b.entryConnectionsLocked(&e)
 	}
 	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Alias: b.state.Sources[b.sourceIndexLocked(e.SourceID)].Alias, Event: "sharing_changed"})
-	narrowed := narrows(old, inForce)
+	narrowed := state.Narrows(old, inForce)
 	if narrowed {
 		// Hold back every start on this source until the hooks below have
 		// revoked what the narrowing took away.
@@ -177,35 +170,6 @@ func (b *Broker) narrowingInFlight(sourceID string) bool {
 	return b.narrowing[sourceID] > 0
 }
 
-// narrows reports whether replacing old by new takes anything away: the
-// entry removed, its database level lowered, a table unshared or lowered.
-// It compares entries, not unions, because the contract treats removing a
-// connection's own entry as narrowing even when an All Agents entry still
-// gives the same access.
-func narrows(old, new *SharingEntry) bool {
-	if old == nil {
-		return false
-	}
-	if new == nil {
-		return true
-	}
-	if new.DatabaseLevel.Rank() < old.DatabaseLevel.Rank() {
-		return true
-	}
-	for _, ot := range old.Tables {
-		found := false
-		for _, nt := range new.Tables {
-			if nt.Schema == ot.Schema && nt.Name == ot.Name {
-				found = nt.Access.Rank() >= ot.Access.Rank()
-			}
-		}
-		if !found {
-			return true
-		}
-	}
-	return false
-}
-
 // Sharing lists every sharing entry.
 func (b *Broker) Sharing() []SharingEntry {
 	b.mu.Lock()
@@ -232,43 +196,13 @@ func (b *Broker) EffectiveAccess(connID, sourceID string) Access {
 
 // Needs Broker.mu.
 func (b *Broker) effectiveAccessLocked(connID, sourceID string) Access {
-	acc := Access{DatabaseLevel: LevelNone}
-	tables := map[[2]string]TableAccess{}
-	for _, e := range b.state.Sharing {
-		if e.SourceID != sourceID || (e.ConnectionID != connID && e.ConnectionID != AllConnections) {
-			continue
-		}
-		if e.DatabaseLevel.Rank() > acc.DatabaseLevel.Rank() {
-			acc.DatabaseLevel = e.DatabaseLevel
-		}
-		for _, t := range e.Tables {
-			k := [2]string{t.Schema, t.Name}
-			if t.Access.Rank() > tables[k].Rank() {
-				tables[k] = t.Access
-			}
-		}
-	}
-	acc.Tables = []TableShare{}
-	for k, a := range tables {
-		acc.Tables = append(acc.Tables, TableShare{Schema: k[0], Name: k[1], Access: a})
-	}
-	sort.Slice(acc.Tables, func(i, j int) bool {
-		return strings.Compare(acc.Tables[i].Schema+"\x00"+acc.Tables[i].Name, acc.Tables[j].Schema+"\x00"+acc.Tables[j].Name) < 0
-	})
-	return acc
+	return b.state.EffectiveAccess(connID, sourceID)
 }
 
 // entryConnectionsLocked lists the connections an entry applies to.
 // Needs Broker.mu.
 func (b *Broker) entryConnectionsLocked(e *SharingEntry) []string {
-	if e.ConnectionID != AllConnections {
-		return []string{e.ConnectionID}
-	}
-	out := make([]string, 0, len(b.state.Connections))
-	for _, c := range b.state.Connections {
-		out = append(out, c.ID)
-	}
-	return out
+	return b.state.EntryConnections(e)
 }
 
 // onSharingChange registers f to run after every sharing change, outside

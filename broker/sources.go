@@ -199,14 +199,7 @@ func (b *Broker) engineSource(id string) (src engines.Source, generation uint64,
 }
 
 // Needs Broker.mu.
-func (b *Broker) sourceIndexLocked(id string) int {
-	for i, s := range b.state.Sources {
-		if s.ID == id {
-			return i
-		}
-	}
-	return -1
-}
+func (b *Broker) sourceIndexLocked(id string) int { return b.state.SourceIndex(id) }
 
 func dedupe(ids []string) []string {
 	seen := map[string]bool{}
