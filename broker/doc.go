@@ -22,8 +22,12 @@
 //
 // Both call the same transitions on a Broker (the console only through
 // its exported methods); neither holds state of its own. What the person
-// configures (sources, connections, sharing) is saved through
-// broker/store, secrets in the system's secret store.
+// configures (sources, connections, sharing) is kept by
+// broker/internal/state and saved through broker/store, secrets in the
+// system's secret store; the open documents' files are read and followed
+// by broker/internal/docfile. The lock order below is also the import
+// order: docfile and state import nothing of the request machine or of
+// this package (internal/layout's TestBrokerSplitImports).
 //
 // # Request lifecycle
 //

@@ -1,7 +1,8 @@
 // Package layout holds meta-tests of the repository's architecture: every
 // package has a doc comment and dependencies point one way (cmd → broker →
 // engines, verifier; the verifier imports no driver; only the broker
-// package imports the MCP SDK; only cmd imports the console API).
+// package imports the MCP SDK; only cmd imports the console API; the
+// broker's own packages import along its lock order).
 package layout
 
 import (
