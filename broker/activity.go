@@ -169,14 +169,7 @@ func (b *Broker) recordLocked(connID string, e ActivityEntry) {
 
 // connectionLabelLocked is the person's label of a connection; empty for
 // an unknown (revoked) one. b.mu must be held.
-func (b *Broker) connectionLabelLocked(id string) string {
-	for _, c := range b.state.Connections {
-		if c.ID == id {
-			return c.Label
-		}
-	}
-	return ""
-}
+func (b *Broker) connectionLabelLocked(id string) string { return b.state.ConnectionLabel(id) }
 
 // recordRefusal logs a tool error a request tool or begin_session
 // answered with: the code as status and its static message as reason. A

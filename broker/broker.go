@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dbeast/dbeast/broker/internal/httpguard"
+	"github.com/dbeast/dbeast/broker/internal/state"
 	"github.com/dbeast/dbeast/broker/store"
 	"github.com/dbeast/dbeast/engines"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,10 +34,10 @@ type Broker struct {
 	// reqs holds requests, grants, idempotency keys, slots and documents.
 	reqs *reqState
 
-	mu    sync.Mutex
-	state *savedState // in force; saved unless saver.unsaved
-	// saver is the state's durable side (state_update.go).
-	saver      *stateSaver
+	mu sync.Mutex
+	// state is the saved state in force and its durable side
+	// (broker/internal/state), guarded by mu.
+	state      *state.InForce
 	sessions   map[string]*Session
 	begins     map[string][]time.Time
 	generation uint64 // grows on every MCP server start
@@ -100,21 +101,22 @@ func New(cfg Config) (*Broker, error) {
 	if st == nil {
 		st = store.Default(cfg.StateDir)
 	}
-	state, saver, err := openState(cfg.StateDir, st)
-	if err != nil {
-		return nil, err
-	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	b := &Broker{
 		cfg: cfg, log: log, store: st, activity: &Activity{}, startedAt: cfg.now(),
-		limits: newLimits(cfg.now),
-		state:  state, saver: saver, sessions: map[string]*Session{}, begins: map[string][]time.Time{},
+		limits:   newLimits(cfg.now),
+		sessions: map[string]*Session{}, begins: map[string][]time.Time{},
 		consoleToken: newToken(consoleTokenPrefix),
 		reqs:         newReqState(),
 	}
+	inForce, err := state.Open(cfg.StateDir, st, &b.mu, log)
+	if err != nil {
+		return nil, err
+	}
+	b.state = inForce
 	b.reqs.b = b
 	b.installRequestHooks()
 	b.restoreDocuments()
@@ -367,7 +369,7 @@ func (b *Broker) Close() error {
 	if console != nil {
 		console.Close()
 	}
-	b.closeState()
+	b.state.Close()
 	// The drivers' idle connections go last, after the listeners and
 	// sessions; an engine still running keeps its own connection, which
 	// its Close closes, since a closed Driver pools nothing.

@@ -40,7 +40,7 @@ func (b *Broker) CreateConnection(label string) (NewConnection, error) {
 	b.mu.Lock()
 	// A widening: the token works only once the connection is saved, and
 	// is never shown when it is not.
-	err := b.updateLocked(func(s *savedState) error {
+	err := b.state.UpdateLocked(func(s *savedState) error {
 		if len(s.Connections) >= MaxConnections {
 			return ErrTooMany
 		}
@@ -86,11 +86,11 @@ func (b *Broker) Connections() []Connection {
 // RevokeConnection removes a connection for good: its token stops working
 // at once, its sessions end and its sharing entries are removed. When the
 // revocation cannot be saved it is in force all the same (fail closed)
-// and saved once the store works again (updateLocked).
+// and saved once the store works again (state.InForce.UpdateLocked).
 func (b *Broker) RevokeConnection(id string) error {
 	b.mu.Lock()
 	var sources []string
-	err := b.updateLocked(func(s *savedState) error {
+	err := b.state.UpdateLocked(func(s *savedState) error {
 		n := len(s.Connections)
 		s.Connections = slices.DeleteFunc(s.Connections, func(c *savedConnection) bool { return c.ID == id })
 		if len(s.Connections) == n {
@@ -142,11 +142,4 @@ func (b *Broker) authenticate(token string) (string, bool) {
 
 // connectionExistsLocked reports whether id is a live connection. Needs
 // Broker.mu.
-func (b *Broker) connectionExistsLocked(id string) bool {
-	for _, c := range b.state.Connections {
-		if c.ID == id {
-			return true
-		}
-	}
-	return false
-}
+func (b *Broker) connectionExistsLocked(id string) bool { return b.state.ConnectionExists(id) }

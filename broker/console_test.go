@@ -143,14 +143,14 @@ func TestSharingUnionAndNarrowing(t *testing.T) {
 	lastNarrowed := func() bool { mu.Lock(); defer mu.Unlock(); return changes[len(changes)-1].Narrowed }
 
 	put(SharingEntry{ConnectionID: AllConnections, SourceID: src, DatabaseLevel: LevelAsk,
-		Tables: []TableShare{{"main", "orders", TableReadWrite}}})
+		Tables: []TableShare{{Schema: "main", Name: "orders", Access: TableReadWrite}}})
 	if lastNarrowed() {
 		t.Fatal("adding an entry narrowed")
 	}
 	put(SharingEntry{ConnectionID: a.ID, SourceID: src, DatabaseLevel: LevelRead,
-		Tables: []TableShare{{"main", "orders", TableRead}, {"main", "customers", TableRead}}})
+		Tables: []TableShare{{Schema: "main", Name: "orders", Access: TableRead}, {Schema: "main", Name: "customers", Access: TableRead}}})
 	got := e.b.EffectiveAccess(a.ID, src)
-	want := []TableShare{{"main", "customers", TableRead}, {"main", "orders", TableReadWrite}}
+	want := []TableShare{{Schema: "main", Name: "customers", Access: TableRead}, {Schema: "main", Name: "orders", Access: TableReadWrite}}
 	if got.DatabaseLevel != LevelRead || stringify(got.Tables) != stringify(want) {
 		t.Fatalf("union = %+v", got)
 	}
@@ -162,11 +162,11 @@ func TestSharingUnionAndNarrowing(t *testing.T) {
 		entry    SharingEntry
 		narrowed bool
 	}{
-		{"widen level", SharingEntry{ConnectionID: a.ID, SourceID: src, DatabaseLevel: LevelReadWrite, Tables: []TableShare{{"main", "orders", TableRead}, {"main", "customers", TableRead}}}, false},
-		{"widen table", SharingEntry{ConnectionID: a.ID, SourceID: src, DatabaseLevel: LevelReadWrite, Tables: []TableShare{{"main", "orders", TableReadWrite}, {"main", "customers", TableRead}}}, false},
-		{"lower table", SharingEntry{ConnectionID: a.ID, SourceID: src, DatabaseLevel: LevelReadWrite, Tables: []TableShare{{"main", "orders", TableRead}, {"main", "customers", TableRead}}}, true},
-		{"unshare table", SharingEntry{ConnectionID: a.ID, SourceID: src, DatabaseLevel: LevelReadWrite, Tables: []TableShare{{"main", "orders", TableRead}}}, true},
-		{"lower level", SharingEntry{ConnectionID: a.ID, SourceID: src, DatabaseLevel: LevelAsk, Tables: []TableShare{{"main", "orders", TableRead}}}, true},
+		{"widen level", SharingEntry{ConnectionID: a.ID, SourceID: src, DatabaseLevel: LevelReadWrite, Tables: []TableShare{{Schema: "main", Name: "orders", Access: TableRead}, {Schema: "main", Name: "customers", Access: TableRead}}}, false},
+		{"widen table", SharingEntry{ConnectionID: a.ID, SourceID: src, DatabaseLevel: LevelReadWrite, Tables: []TableShare{{Schema: "main", Name: "orders", Access: TableReadWrite}, {Schema: "main", Name: "customers", Access: TableRead}}}, false},
+		{"lower table", SharingEntry{ConnectionID: a.ID, SourceID: src, DatabaseLevel: LevelReadWrite, Tables: []TableShare{{Schema: "main", Name: "orders", Access: TableRead}, {Schema: "main", Name: "customers", Access: TableRead}}}, true},
+		{"unshare table", SharingEntry{ConnectionID: a.ID, SourceID: src, DatabaseLevel: LevelReadWrite, Tables: []TableShare{{Schema: "main", Name: "orders", Access: TableRead}}}, true},
+		{"lower level", SharingEntry{ConnectionID: a.ID, SourceID: src, DatabaseLevel: LevelAsk, Tables: []TableShare{{Schema: "main", Name: "orders", Access: TableRead}}}, true},
 		{"remove entry while All Agents remains", SharingEntry{ConnectionID: a.ID, SourceID: src, DatabaseLevel: LevelNone}, true},
 	}
 	for _, s := range steps {
@@ -189,9 +189,9 @@ func TestSharingUnionAndNarrowing(t *testing.T) {
 	// Invalid settings are refused.
 	for _, bad := range []SharingEntry{
 		{ConnectionID: a.ID, SourceID: src, DatabaseLevel: "admin"},
-		{ConnectionID: a.ID, SourceID: src, DatabaseLevel: LevelRead, Tables: []TableShare{{"main", "t", "write"}}},
-		{ConnectionID: a.ID, SourceID: src, DatabaseLevel: LevelRead, Tables: []TableShare{{"", "t", TableRead}}},
-		{ConnectionID: a.ID, SourceID: src, DatabaseLevel: LevelRead, Tables: []TableShare{{"main", "t", TableRead}, {"main", "t", TableRead}}},
+		{ConnectionID: a.ID, SourceID: src, DatabaseLevel: LevelRead, Tables: []TableShare{{Schema: "main", Name: "t", Access: "write"}}},
+		{ConnectionID: a.ID, SourceID: src, DatabaseLevel: LevelRead, Tables: []TableShare{{Schema: "", Name: "t", Access: TableRead}}},
+		{ConnectionID: a.ID, SourceID: src, DatabaseLevel: LevelRead, Tables: []TableShare{{Schema: "main", Name: "t", Access: TableRead}, {Schema: "main", Name: "t", Access: TableRead}}},
 	} {
 		if st := e.console("PUT", "/api/sharing", bad, nil); st != http.StatusBadRequest {
 			t.Errorf("%+v: status %d", bad, st)
@@ -213,7 +213,7 @@ func TestCatalogVisibility(t *testing.T) {
 	s3, _ := addSQLiteSource(t, e, "")
 	e.console("PUT", "/api/sharing", SharingEntry{ConnectionID: b.ID, SourceID: s1, DatabaseLevel: LevelRead}, nil)
 	e.console("PUT", "/api/sharing", SharingEntry{ConnectionID: AllConnections, SourceID: s2, DatabaseLevel: LevelAsk}, nil)
-	e.console("PUT", "/api/sharing", SharingEntry{ConnectionID: a.ID, SourceID: s3, Tables: []TableShare{{"main", "t", TableRead}}}, nil)
+	e.console("PUT", "/api/sharing", SharingEntry{ConnectionID: a.ID, SourceID: s3, Tables: []TableShare{{Schema: "main", Name: "t", Access: TableRead}}}, nil)
 	cs := e.mustConnect(a.Token, "")
 	tok, _ := begin(t, cs)
 	m, code := call(t, cs, "list_catalog", map[string]any{"session_token": tok})
@@ -277,7 +277,7 @@ func TestCatalogFitsResponseLimit(t *testing.T) {
 		}
 	}
 	small, _ := addSQLiteSource(t, e, "")
-	if err := e.b.SetSharing(SharingEntry{ConnectionID: nc.ID, SourceID: small, Tables: []TableShare{{"main", "t", TableRead}}}); err != nil {
+	if err := e.b.SetSharing(SharingEntry{ConnectionID: nc.ID, SourceID: small, Tables: []TableShare{{Schema: "main", Name: "t", Access: TableRead}}}); err != nil {
 		t.Fatal(err)
 	}
 	cs := e.mustConnect(nc.Token, "")

@@ -22,8 +22,12 @@
 //
 // Both call the same transitions on a Broker (the console only through
 // its exported methods); neither holds state of its own. What the person
-// configures (sources, connections, sharing) is saved through
-// broker/store, secrets in the system's secret store.
+// configures (sources, connections, sharing) is kept by
+// broker/internal/state and saved through broker/store, secrets in the
+// system's secret store; the open documents' files are read and followed
+// by broker/internal/docfile. The lock order below is also the import
+// order: docfile and state import nothing of the request machine or of
+// this package (internal/layout's TestBrokerSplitImports).
 //
 // # Request lifecycle
 //
@@ -47,7 +51,7 @@
 //
 // Every mutex of a Broker, outermost first. A goroutine holding one may
 // take only those below it, never one above: srvMu → reqState.mu →
-// Broker.mu → stateSaver.writeMu → the leaves. A method named …Locked needs the mutex of its
+// Broker.mu → state.InForce.writeMu → the leaves. A method named …Locked needs the mutex of its
 // receiver held: rq.xLocked means rq.mu (reqState.mu), b.xLocked means
 // b.mu (Broker.mu); the one method that needs srvMu is named for it
 // (startMCPSrvLocked). One that needs reqState.mu must not be called with
@@ -72,25 +76,30 @@
 //     documents (revokeDocumentLocked and the doc_*.go helpers) and its
 //     views (viewLocked, keyLookupLocked, sortedRequestsLocked). They
 //     reach the rest of the broker through rq.b.
-//   - Broker.mu guards the saved state (sources, connections, sharing,
-//     and its saver: whether it is saved, the retries),
-//     sessions, begins, generation and narrowing. Its …Locked methods:
-//     updateLocked (which writes to the Store while holding it, taking
-//     stateSaver.writeMu), retrySavesLocked,
+//   - Broker.mu guards the saved state (Broker.state, a
+//     broker/internal/state.InForce: sources, connections, sharing, and
+//     its durable side: whether it is saved, the retries), sessions,
+//     begins, generation and narrowing. The state package imports nothing
+//     of the request machine, so it cannot take reqState.mu. Its …Locked
+//     methods: state.UpdateLocked (which writes to the Store while
+//     holding it, taking InForce.writeMu), the state's retrySavesLocked,
 //     connectionExistsLocked, connectionLabelLocked, recordLocked,
 //     allowBeginLocked, sweepLocked, removeLocked, effectiveAccessLocked,
 //     entryConnectionsLocked and sourceIndexLocked. Session-end and
 //     sharing hooks run after it is released (runEndHooks,
 //     notifySharing).
-//   - stateSaver.writeMu (Broker.saver) orders the writes to the Store;
-//     it is held across them and taken with Broker.mu held (updateLocked)
-//     or with no broker lock (retrySaves and Close, which so never hold
-//     Broker.mu across a write), and no lock is taken under it.
+//   - state.InForce.writeMu orders the writes to the Store; it is held
+//     across them and taken with Broker.mu held (UpdateLocked) or with
+//     no broker lock (the state's retrySaves and Close, which so never
+//     hold Broker.mu across a write), and no lock is taken under it.
 //   - Leaves, held only for their own short critical sections and never
 //     while taking another broker lock: Broker.hookMu (the hook lists,
 //     copied before running), signIns.mu (sign-in codes), Activity.mu
-//     (the activity log, added to under the locks above) and the
-//     httpguard.Limits lock (rate buckets and in-flight slots).
+//     (the activity log, added to under the locks above), the
+//     httpguard.Limits lock (rate buckets and in-flight slots) and the
+//     docfile.Watcher lock (the followed files; the watcher calls
+//     resnapshot with it released, in broker/internal/docfile, which
+//     imports no broker package).
 //
 // # Identity
 //

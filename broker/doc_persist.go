@@ -18,7 +18,7 @@ func (rq *reqState) persistDocumentsLocked() error {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.updateLocked(func(s *savedState) error {
+	return b.state.UpdateLocked(func(s *savedState) error {
 		s.Documents, s.DocumentCounter = list, rq.docs.counter
 		return nil
 	})

@@ -86,7 +86,7 @@ func (b *Broker) ShareDocument(id string, with []string) (DocumentInfo, error) {
 		}
 	}
 	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Alias: d.alias, Event: "document_sharing_changed"})
-	return d.info(), nil
+	return b.reqs.docs.info(d), nil
 }
 
 // documentLiveLocked reports whether a document request may still run or

@@ -5,12 +5,13 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/dbeast/dbeast/broker/internal/docfile"
 )
 
 // Document limits from the contract.
@@ -28,17 +29,20 @@ const (
 var ErrBadDocument = errors.New("broker: the document must be an absolute path to a regular UTF-8 text file of at most 4 MiB")
 
 // docProblem is the static reason an open document has no current
-// snapshot. It names no path and quotes no text.
-type docProblem string
+// snapshot. It names no path and quotes no text. The reasons a file
+// itself gives are docfile's; the ones the broker adds (its bounds, its
+// state directory, its secrets) are here.
+type docProblem = docfile.Problem
 
 const (
-	problemUnreadable docProblem = "the file is gone or cannot be read"
-	problemTooLarge   docProblem = "the file is larger than 4 MiB"
-	problemNotText    docProblem = "the file is not UTF-8 text"
-	problemTotal      docProblem = "all open documents together would pass 16 MiB"
-)
+	problemUnreadable = docfile.Unreadable
+	problemNotRegular = docfile.NotRegular
+	problemNotText    = docfile.NotText
+	problemChanging   = docfile.Changing
 
-func (p docProblem) Error() string { return string(p) }
+	problemTooLarge docProblem = "the file is larger than 4 MiB"
+	problemTotal    docProblem = "all open documents together would pass 16 MiB"
+)
 
 // document is one open document: a snapshot of the file's text taken
 // when it was opened, when the file changed, or when the broker started.
@@ -56,13 +60,6 @@ type document struct {
 	// sharedWith lists the connection ids (or AllConnections) whose
 	// catalog shows the document.
 	sharedWith []string
-	// followed is set while the watcher follows the file's changes.
-	followed bool
-	// watched is set while the document counts in the watcher's
-	// directory counts (even while that directory's watch is lost).
-	watched bool
-	// events counts the watcher's change events for the file.
-	events uint64
 }
 
 // docStore is the open documents, guarded by reqState.mu.
@@ -74,7 +71,7 @@ type docStore struct {
 	// and after stopDocWatcher. While watchClosed is set (after
 	// stopDocWatcher, or in tests of the manual refresh) nothing is
 	// watched.
-	watch       *docWatcher
+	watch       *docfile.Watcher
 	watchClosed bool
 }
 
@@ -107,15 +104,17 @@ type DocumentInfo struct {
 	Followed bool `json:"followed"`
 }
 
-func (d *document) info() DocumentInfo {
+// info is d as the console lists it; followed is whether the watcher
+// follows its file. Needs reqState.mu.
+func (s *docStore) info(d *document) DocumentInfo {
 	return DocumentInfo{
 		FileID: d.id, Alias: d.alias, Kind: "text", Version: d.version, Bytes: len(d.text),
-		Available: d.problem == "", Problem: string(d.problem), SharedWith: slices.Clone(d.sharedWith), Followed: d.followed,
+		Available: d.problem == "", Problem: string(d.problem), SharedWith: slices.Clone(d.sharedWith), Followed: s.watch.Followed(d.id),
 	}
 }
 
 // readSnapshot reads a text file of at most MaxDocumentBytes through
-// openDocFile: never through a symbolic link, never a FIFO or device
+// docfile.ReadText: never through a symbolic link, never a FIFO or device
 // (which could block the reader forever), never a file in the state
 // directory, and never a text holding one of dbeast's live secrets
 // (checkSecrets: agent, session and console tokens, sign-in codes), so
@@ -131,19 +130,12 @@ func (b *Broker) readSnapshot(path string) ([]byte, error) {
 	if b.protectedPath(path) {
 		return nil, bad(problemProtected)
 	}
-	fh, err := openDocFile(path)
+	data, err := docfile.ReadText(path, MaxDocumentBytes)
+	if errors.Is(err, docfile.ErrTooLarge) {
+		return nil, bad(problemTooLarge)
+	}
 	if err != nil {
 		return nil, bad(problemOf(err))
-	}
-	defer fh.Close()
-	data, err := io.ReadAll(io.LimitReader(fh, MaxDocumentBytes+1))
-	switch {
-	case err != nil:
-		return nil, bad(problemUnreadable)
-	case len(data) > MaxDocumentBytes:
-		return nil, bad(problemTooLarge)
-	case !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0:
-		return nil, bad(problemNotText)
 	}
 	if p := checkSecrets(data, b.liveSecretHashes()); p != "" {
 		return nil, bad(p)
@@ -198,7 +190,7 @@ func (b *Broker) openDocument(path, alias string, sharedWith []string) (Document
 					return DocumentInfo{}, err
 				}
 			}
-			return d.info(), nil
+			return s.info(d), nil
 		}
 	}
 	if len(s.docs) >= MaxDocuments || s.totalBytes("")+len(data) > MaxAllDocBytes {
@@ -220,7 +212,7 @@ func (b *Broker) openDocument(path, alias string, sharedWith []string) (Document
 	}
 	b.reqs.watchDocumentLocked(d)
 	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Alias: alias, Event: "document_opened"})
-	return d.info(), nil
+	return s.info(d), nil
 }
 
 // RefreshDocument re-reads the file now (the watcher does the same after
@@ -245,7 +237,7 @@ func (b *Broker) RefreshDocument(id string) (DocumentInfo, error) {
 		return DocumentInfo{}, ErrNotFound
 	}
 	err = b.reqs.applySnapshotLocked(d, data, err)
-	return d.info(), err
+	return b.reqs.docs.info(d), err
 }
 
 // applySnapshotLocked makes the outcome of reading d's file current: the
@@ -345,7 +337,7 @@ func (b *Broker) Documents() []DocumentInfo {
 func (rq *reqState) documentsLocked() []DocumentInfo {
 	out := make([]DocumentInfo, 0, len(rq.docs.docs))
 	for _, d := range rq.sortedDocumentsLocked() {
-		out = append(out, d.info())
+		out = append(out, rq.docs.info(d))
 	}
 	return out
 }

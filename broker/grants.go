@@ -68,10 +68,10 @@ func (rq *reqState) coverLocked(r *request) coverage {
 		return coverage{}
 	}
 	srcGrant := g.source[r.sourceID] == r.generation && g.source[r.sourceID] != 0
-	dbRead := acc.DatabaseLevel.rank() >= LevelRead.rank()
+	dbRead := acc.DatabaseLevel.Rank() >= LevelRead.Rank()
 	standingTable := func(t verifier.Table, need TableAccess) bool {
 		for _, ts := range acc.Tables {
-			if ts.Schema == t.Schema && ts.Name == t.Name && ts.Access.rank() >= need.rank() {
+			if ts.Schema == t.Schema && ts.Name == t.Name && ts.Access.Rank() >= need.Rank() {
 				return true
 			}
 		}

@@ -4,85 +4,50 @@ import (
 	"errors"
 	"slices"
 	"sort"
-	"strings"
+
+	"github.com/dbeast/dbeast/broker/internal/state"
 )
 
-// Level is a database-level standing access. Its order is its strength.
-type Level string
+// The sharing settings' value types live with the saved state
+// (broker/internal/state); these names are the broker's API for them.
+type (
+	// Level is a database-level standing access. Its order is its strength.
+	Level = state.Level
+	// TableAccess is a per-table standing access.
+	TableAccess = state.TableAccess
+	// TableShare is standing access to one table, matched by name.
+	TableShare = state.TableShare
+	// SharingEntry is one sharing setting: a source shared with one
+	// connection or with all of them.
+	SharingEntry = state.SharingEntry
+)
 
 // Database levels, weakest first.
 const (
-	LevelNone      Level = "none"
-	LevelAsk       Level = "ask"        // visible in the catalog; every access prompts
-	LevelRead      Level = "read"       // like a strict source read grant
-	LevelReadWrite Level = "read_write" // like a full SQL grant
+	LevelNone      = state.LevelNone
+	LevelAsk       = state.LevelAsk       // visible in the catalog; every access prompts
+	LevelRead      = state.LevelRead      // like a strict source read grant
+	LevelReadWrite = state.LevelReadWrite // like a full SQL grant
 )
-
-func (l Level) rank() int {
-	switch l {
-	case LevelAsk:
-		return 1
-	case LevelRead:
-		return 2
-	case LevelReadWrite:
-		return 3
-	}
-	return 0
-}
-
-// TableAccess is a per-table standing access.
-type TableAccess string
 
 // Table levels, weakest first.
 const (
-	TableRead      TableAccess = "read"
-	TableReadWrite TableAccess = "read_write"
+	TableRead      = state.TableRead
+	TableReadWrite = state.TableReadWrite
 )
-
-func (a TableAccess) rank() int {
-	switch a {
-	case TableRead:
-		return 1
-	case TableReadWrite:
-		return 2
-	}
-	return 0
-}
 
 // AllConnections is the ConnectionID of an entry that applies to every
 // connection ("All Agents").
-const AllConnections = "all"
-
-// TableShare is standing access to one table, matched by name.
-type TableShare struct {
-	Schema string      `json:"schema"`
-	Name   string      `json:"name"`
-	Access TableAccess `json:"access"`
-}
-
-// SharingEntry is one sharing setting: a source shared with one connection
-// or with all of them.
-type SharingEntry struct {
-	ConnectionID  string       `json:"connection_id"`
-	SourceID      string       `json:"source_id"`
-	DatabaseLevel Level        `json:"database_level"`
-	Tables        []TableShare `json:"tables"`
-}
+const AllConnections = state.AllConnections
 
 // Access is the effective standing access of one connection on one
-// source: the union of its own entry and the All Agents entry, the higher
-// level winning for the database and for each table.
-type Access struct {
-	DatabaseLevel Level        `json:"shared_access"`
-	Tables        []TableShare `json:"shared_tables"`
-}
-
-// Visible reports whether the source appears in the connection's catalog.
-func (a Access) Visible() bool { return a.DatabaseLevel.rank() > 0 || len(a.Tables) > 0 }
+// source (state.Access): the union of its own entry and the All Agents
+// entry.
+type Access = state.Access
 
 // SharingChange tells features that a source's sharing changed for some
 // connections. Narrowed is true when any of them lost anything (see
-// narrows); features then revoke those connections' grants and requests on
+// state.Narrows); features then revoke those connections' grants and requests on
 // the source. Widening never revokes.
 type SharingChange struct {
 	SourceID      string
@@ -106,7 +71,7 @@ func (b *Broker) SetSharing(e SharingEntry) error {
 	if e.DatabaseLevel == "" {
 		e.DatabaseLevel = LevelNone
 	}
-	if e.DatabaseLevel.rank() == 0 && e.DatabaseLevel != LevelNone {
+	if e.DatabaseLevel.Rank() == 0 && e.DatabaseLevel != LevelNone {
 		return ErrBadLevel
 	}
 	if len(e.Tables) > maxSharedTables {
@@ -114,7 +79,7 @@ func (b *Broker) SetSharing(e SharingEntry) error {
 	}
 	seen := map[[2]string]bool{}
 	for _, t := range e.Tables {
-		if t.Access.rank() == 0 {
+		if t.Access.Rank() == 0 {
 			return ErrBadLevel
 		}
 		k := [2]string{t.Schema, t.Name}
@@ -145,9 +110,9 @@ func (b *Broker) SetSharing(e SharingEntry) error {
 	}
 	remove := e.DatabaseLevel == LevelNone && len(e.Tables) == 0
 	// A widening is in force once saved; a narrowing at once, saved when
-	// the store works (updateLocked). An edit that does both and cannot
+	// the store works (state.InForce.UpdateLocked). An edit that does both and cannot
 	// be saved is ErrNotSaved with its narrowing part in force.
-	saveErr := b.updateLocked(func(s *savedState) error {
+	saveErr := b.state.UpdateLocked(func(s *savedState) error {
 		s.Sharing = slices.DeleteFunc(s.Sharing, func(x *SharingEntry) bool {
 			return x.ConnectionID == e.ConnectionID && x.SourceID == e.SourceID
 		})
@@ -175,7 +140,7 @@ func (b *Broker) SetSharing(e SharingEntry) error {
 		conns = b.entryConnectionsLocked(&e)
 	}
 	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Alias: b.state.Sources[b.sourceIndexLocked(e.SourceID)].Alias, Event: "sharing_changed"})
-	narrowed := narrows(old, inForce)
+	narrowed := state.Narrows(old, inForce)
 	if narrowed {
 		// Hold back every start on this source until the hooks below have
 		// revoked what the narrowing took away.
@@ -205,35 +170,6 @@ func (b *Broker) narrowingInFlight(sourceID string) bool {
 	return b.narrowing[sourceID] > 0
 }
 
-// narrows reports whether replacing old by new takes anything away: the
-// entry removed, its database level lowered, a table unshared or lowered.
-// It compares entries, not unions, because the contract treats removing a
-// connection's own entry as narrowing even when an All Agents entry still
-// gives the same access.
-func narrows(old, new *SharingEntry) bool {
-	if old == nil {
-		return false
-	}
-	if new == nil {
-		return true
-	}
-	if new.DatabaseLevel.rank() < old.DatabaseLevel.rank() {
-		return true
-	}
-	for _, ot := range old.Tables {
-		found := false
-		for _, nt := range new.Tables {
-			if nt.Schema == ot.Schema && nt.Name == ot.Name {
-				found = nt.Access.rank() >= ot.Access.rank()
-			}
-		}
-		if !found {
-			return true
-		}
-	}
-	return false
-}
-
 // Sharing lists every sharing entry.
 func (b *Broker) Sharing() []SharingEntry {
 	b.mu.Lock()
@@ -260,43 +196,13 @@ func (b *Broker) EffectiveAccess(connID, sourceID string) Access {
 
 // Needs Broker.mu.
 func (b *Broker) effectiveAccessLocked(connID, sourceID string) Access {
-	acc := Access{DatabaseLevel: LevelNone}
-	tables := map[[2]string]TableAccess{}
-	for _, e := range b.state.Sharing {
-		if e.SourceID != sourceID || (e.ConnectionID != connID && e.ConnectionID != AllConnections) {
-			continue
-		}
-		if e.DatabaseLevel.rank() > acc.DatabaseLevel.rank() {
-			acc.DatabaseLevel = e.DatabaseLevel
-		}
-		for _, t := range e.Tables {
-			k := [2]string{t.Schema, t.Name}
-			if t.Access.rank() > tables[k].rank() {
-				tables[k] = t.Access
-			}
-		}
-	}
-	acc.Tables = []TableShare{}
-	for k, a := range tables {
-		acc.Tables = append(acc.Tables, TableShare{Schema: k[0], Name: k[1], Access: a})
-	}
-	sort.Slice(acc.Tables, func(i, j int) bool {
-		return strings.Compare(acc.Tables[i].Schema+"\x00"+acc.Tables[i].Name, acc.Tables[j].Schema+"\x00"+acc.Tables[j].Name) < 0
-	})
-	return acc
+	return b.state.EffectiveAccess(connID, sourceID)
 }
 
 // entryConnectionsLocked lists the connections an entry applies to.
 // Needs Broker.mu.
 func (b *Broker) entryConnectionsLocked(e *SharingEntry) []string {
-	if e.ConnectionID != AllConnections {
-		return []string{e.ConnectionID}
-	}
-	out := make([]string, 0, len(b.state.Connections))
-	for _, c := range b.state.Connections {
-		out = append(out, c.ID)
-	}
-	return out
+	return b.state.EntryConnections(e)
 }
 
 // onSharingChange registers f to run after every sharing change, outside

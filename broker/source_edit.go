@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
+	"github.com/dbeast/dbeast/broker/internal/state"
 	"github.com/dbeast/dbeast/engines"
 )
 
@@ -31,17 +31,8 @@ type SourceEdit struct {
 var ErrBadEdit = errors.New("broker: an edit changes alias, read_only, and dsn or password (postgres, mysql) or path (sqlite)")
 
 // SourceHealth is the outcome of the last connection test of a source's
-// current configuration; a configuration change forgets it. Code and
-// Reason are the engine's static ones, never driver text.
-type SourceHealth struct {
-	TestedAt time.Time      `json:"tested_at"`
-	OK       bool           `json:"ok"`
-	Code     engines.Code   `json:"code,omitempty"`
-	Reason   engines.Reason `json:"reason,omitempty"`
-	// Warnings are the engine's static warnings about bounds the source
-	// cannot enforce (engines.HealthWarner); they do not make it unhealthy.
-	Warnings []engines.Reason `json:"warnings,omitempty"`
-}
+// current configuration (kept with the saved source, in memory only).
+type SourceHealth = state.SourceHealth
 
 // UpdateSource applies an edit. A change of where or as whom the source
 // connects (DSN, path, password) or of its read-only flag is a new
@@ -96,9 +87,9 @@ func (b *Broker) UpdateSource(id string, ed SourceEdit) (Source, error) {
 		next.Alias = alias
 	}
 	// A new configuration or alias is in force once saved. When the save
-	// fails only switching read-only on is in force (updateLocked); what
+	// fails only switching read-only on is in force (state.InForce.UpdateLocked); what
 	// is in force decides below what is revoked.
-	saveErr := b.updateLocked(func(s *savedState) error {
+	saveErr := b.state.UpdateLocked(func(s *savedState) error {
 		s.Sources[i] = &next
 		return nil
 	})
@@ -113,7 +104,7 @@ func (b *Broker) UpdateSource(id string, ed SourceEdit) (Source, error) {
 		ev = "source_reconfigured"
 	}
 	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Alias: now.Alias, Event: ev})
-	out := now.public()
+	out := publicSource(now)
 	b.mu.Unlock()
 
 	if reconfigured {

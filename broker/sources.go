@@ -112,7 +112,7 @@ func (b *Broker) AddSource(ns NewSource) (Source, error) {
 		DSN: ns.DSN, Path: ns.Path, ReadOnly: ns.ReadOnly, Generation: 1,
 	}
 	// A widening: the source exists only once it is saved.
-	err := b.updateLocked(func(s *savedState) error {
+	err := b.state.UpdateLocked(func(s *savedState) error {
 		if len(s.Sources) >= MaxSources {
 			return ErrTooMany
 		}
@@ -127,10 +127,12 @@ func (b *Broker) AddSource(ns NewSource) (Source, error) {
 		return Source{}, err
 	}
 	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Alias: ss.Alias, Event: "source_added"})
-	return ss.public(), nil
+	return publicSource(ss), nil
 }
 
-func (s *savedSource) public() Source {
+// publicSource is s as the console and agents may see it: no DSN, no
+// path, its health copied.
+func publicSource(s *savedSource) Source {
 	var h *SourceHealth
 	if s.Health != nil {
 		c := *s.Health
@@ -145,14 +147,14 @@ func (b *Broker) Sources() []Source {
 	defer b.mu.Unlock()
 	out := make([]Source, 0, len(b.state.Sources))
 	for _, s := range b.state.Sources {
-		out = append(out, s.public())
+		out = append(out, publicSource(s))
 	}
 	return out
 }
 
 // RemoveSource deletes a source and every sharing entry for it. For each
 // connection that could see it this is a narrowing: in force at once,
-// also when it cannot be saved yet (updateLocked).
+// also when it cannot be saved yet (state.InForce.UpdateLocked).
 func (b *Broker) RemoveSource(id string) error {
 	b.mu.Lock()
 	i := b.sourceIndexLocked(id)
@@ -167,7 +169,7 @@ func (b *Broker) RemoveSource(id string) error {
 			affected = append(affected, b.entryConnectionsLocked(e)...)
 		}
 	}
-	err := b.updateLocked(func(s *savedState) error {
+	err := b.state.UpdateLocked(func(s *savedState) error {
 		s.Sources = slices.DeleteFunc(s.Sources, func(x *savedSource) bool { return x.ID == id })
 		s.Sharing = slices.DeleteFunc(s.Sharing, func(e *SharingEntry) bool { return e.SourceID == id })
 		return nil
@@ -197,14 +199,7 @@ func (b *Broker) engineSource(id string) (src engines.Source, generation uint64,
 }
 
 // Needs Broker.mu.
-func (b *Broker) sourceIndexLocked(id string) int {
-	for i, s := range b.state.Sources {
-		if s.ID == id {
-			return i
-		}
-	}
-	return -1
-}
+func (b *Broker) sourceIndexLocked(id string) int { return b.state.SourceIndex(id) }
 
 func dedupe(ids []string) []string {
 	seen := map[string]bool{}

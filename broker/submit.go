@@ -31,7 +31,7 @@ func (b *Broker) sourceFor(connID string, id SourceID) (Source, *ToolError) {
 	if i < 0 || !b.effectiveAccessLocked(connID, string(id)).Visible() {
 		return Source{}, toolErr(CodeResourceUnavailable)
 	}
-	return b.state.Sources[i].public(), nil
+	return publicSource(b.state.Sources[i]), nil
 }
 
 // newSourceRequest fills the source fields of a request.

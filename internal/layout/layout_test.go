@@ -1,7 +1,8 @@
 // Package layout holds meta-tests of the repository's architecture: every
 // package has a doc comment and dependencies point one way (cmd → broker →
 // engines, verifier; the verifier imports no driver; only the broker
-// package imports the MCP SDK; only cmd imports the console API).
+// package imports the MCP SDK; only cmd imports the console API; the
+// broker's own packages import along its lock order).
 package layout
 
 import (
@@ -100,6 +101,55 @@ func TestDependenciesPointOneWay(t *testing.T) {
 			if under(imp, "broker/consoleapi") && !under(p.ImportPath, "cmd") {
 				t.Errorf("%s imports broker/consoleapi; only cmd wires it to a broker", p.ImportPath)
 			}
+		}
+	}
+}
+
+// TestBrokerSplitImports holds the broker's split along its lock order
+// (broker/doc.go's lock map) to imports: the top package keeps the MCP
+// surface and lifecycle and reaches files, watchers and drivers only
+// through the packages below it; the inner state never calls up into
+// the request machine; the document files know nothing of the broker.
+func TestBrokerSplitImports(t *testing.T) {
+	drivers := []string{"github.com/jackc/pgx", "github.com/go-sql-driver/mysql", "modernc.org/sqlite", "database/sql"}
+	rules := []struct {
+		pkg    string // the importing package, exactly
+		banned func(imp string) bool
+		why    string
+	}{
+		{"broker", func(imp string) bool {
+			for _, drv := range drivers {
+				if imp == drv || strings.HasPrefix(imp, drv+"/") {
+					return true
+				}
+			}
+			return false
+		}, "the broker reaches databases only through engines"},
+		{"broker", func(imp string) bool { return strings.HasPrefix(imp, "github.com/fsnotify/fsnotify") },
+			"the broker follows files only through broker/internal/docfile"},
+		{"broker", func(imp string) bool { return strings.HasPrefix(imp, "golang.org/x/sys") },
+			"the broker opens files only through broker/internal/docfile"},
+		{"broker/internal/state", func(imp string) bool { return under(imp, "broker/internal/requests") },
+			"the state (Broker.mu) is below the request machine (reqState.mu) in the lock order"},
+		{"broker/internal/docfile", func(imp string) bool { return under(imp, "broker") },
+			"docfile holds no broker lock and is below all of them"},
+	}
+	pkgs := listPackages(t)
+	for _, r := range rules {
+		found := false
+		for _, p := range pkgs {
+			if p.ImportPath != module+"/"+r.pkg {
+				continue
+			}
+			found = true
+			for _, imp := range p.Imports {
+				if r.banned(imp) {
+					t.Errorf("%s imports %s: %s", p.ImportPath, imp, r.why)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("package %s not found: the rule %q checks nothing", r.pkg, r.why)
 		}
 	}
 }

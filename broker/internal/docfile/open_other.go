@@ -1,7 +1,7 @@
 //go:build !linux
 
-package broker
+package docfile
 
-// openNoSymlinks has no one-call equivalent here: openDocFile checks the
+// openNoSymlinks has no one-call equivalent here: Open checks the
 // resolution itself.
 func openNoSymlinks(string, int) (int, error) { return -1, errNoOpenat2 }

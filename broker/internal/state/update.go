@@ -1,4 +1,4 @@
-package broker
+package state
 
 import (
 	"bytes"
@@ -30,24 +30,32 @@ const (
 	saveRetryMax   = 5 * time.Second
 )
 
-// stateSaver is the durable side of Broker.state: the state directory's
-// lock, whether config.json is written, and a state in force that is not
-// yet saved.
+// InForce is the state in force (the embedded Saved, which callers read
+// with Broker.mu held and change only through UpdateLocked) and its
+// durable side: the state directory's lock, whether config.json is
+// written, and a state in force that is not yet saved.
 //
 // Writes to the store are ordered by seq: every state put in force gets
 // the next number, and a write of an older state than one already written
 // is skipped, so that a retry running outside Broker.mu can never write
 // back a state older than what an update wrote meanwhile (which could be
 // missing a revocation). writeMu serializes the writes; it is taken with
-// Broker.mu held (updateLocked) or alone (retrySaves, closeState), never
+// Broker.mu held (UpdateLocked) or alone (the retries, Close), never
 // before Broker.mu. A retry thus never holds Broker.mu across the store's
 // I/O: a keyring that hangs (up to its 30 s timeout) stalls agents only
 // during a change the person makes, not on every retry.
-type stateSaver struct {
-	lock *store.DirLock // set in New, released by Close
-	stop chan struct{}  // closed by Close: ends retrySaves
+type InForce struct {
+	// Saved is the state in force; saved unless unsaved. Guarded by mu.
+	*Saved
 
-	// Guarded by Broker.mu:
+	mu    sync.Locker // Broker.mu, which the broker holds around its reads
+	dir   string
+	store store.Store
+	log   *slog.Logger
+	lock  *store.DirLock // set in Open, released by Close
+	stop  chan struct{}  // closed by Close: ends retrySaves
+
+	// Guarded by mu:
 	seq      uint64 // the number of the state in force
 	unsaved  bool   // the state in force is not saved (a narrowing whose save failed)
 	retrying bool   // retrySaves runs
@@ -60,30 +68,31 @@ type stateSaver struct {
 	configSaved bool
 }
 
-// openState takes the state directory's lock (one broker per directory:
+// Open takes the state directory's lock (one broker per directory:
 // two would each save over the other's changes), removes what saves
-// killed half-way left behind, and loads the saved state. The lock is
-// released on error, else by Close.
-func openState(dir string, st store.Store) (*savedState, *stateSaver, error) {
+// killed half-way left behind, and loads the saved state. mu is the lock
+// that guards it (Broker.mu); log gets save failures by type only. The
+// directory's lock is released on error, else by Close.
+func Open(dir string, st store.Store, mu sync.Locker, log *slog.Logger) (*InForce, error) {
 	lock, err := store.LockDir(dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	// Only the lock's holder may remove them: another broker's save in
 	// progress would lose its file.
 	if err := store.RemoveStaleTemps(dir, configName); err != nil {
 		lock.Unlock()
-		return nil, nil, err
+		return nil, err
 	}
 	s, configSaved, err := loadState(dir, st)
 	if err != nil {
 		lock.Unlock()
-		return nil, nil, err
+		return nil, err
 	}
-	return s, &stateSaver{lock: lock, configSaved: configSaved, stop: make(chan struct{})}, nil
+	return &InForce{Saved: s, mu: mu, dir: dir, store: st, log: log, lock: lock, configSaved: configSaved, stop: make(chan struct{})}, nil
 }
 
-// updateLocked is the one way the saved state changes. change edits a
+// UpdateLocked is the one way the saved state changes. change edits a
 // copy of the state in force (it returns an error to refuse the change,
 // before anything is saved); the copy is then saved, and in force once
 // saved. When the save fails, the copy is not put in force: only what it
@@ -92,29 +101,29 @@ func openState(dir string, st store.Store) (*savedState, *stateSaver, error) {
 // It returns nil when all of the change is in force, ErrNotSaved when
 // some of it could not be. Needs Broker.mu, which it holds across the
 // write, so that changes are saved and put in force in order.
-func (b *Broker) updateLocked(change func(*savedState) error) error {
-	next := b.state.clone()
+func (f *InForce) UpdateLocked(change func(*Saved) error) error {
+	next := f.Saved.clone()
 	if err := change(next); err != nil {
 		return err
 	}
-	seq := b.saver.seq + 1
+	seq := f.seq + 1
 	blob, err := json.Marshal(next)
 	if err == nil {
-		err = b.write(blob, seq)
+		err = f.write(blob, seq)
 	}
 	if err == nil {
 		// next holds everything in force, any earlier unsaved narrowing
 		// included: all of it is saved now.
-		b.state, b.saver.seq, b.saver.unsaved = next, seq, false
+		f.Saved, f.seq, f.unsaved = next, seq, false
 		return nil
 	}
-	b.logSaveFailure(err)
-	closed := failClosed(b.state, next)
-	if sameState(closed, b.state) {
+	f.logSaveFailure(err)
+	closed := failClosed(f.Saved, next)
+	if sameState(closed, f.Saved) {
 		return ErrNotSaved // a widening (or a no-op): nothing changes
 	}
-	b.state, b.saver.seq, b.saver.unsaved = closed, seq, true
-	b.retrySavesLocked()
+	f.Saved, f.seq, f.unsaved = closed, seq, true
+	f.retrySavesLocked()
 	if !sameState(closed, next) {
 		return ErrNotSaved // the narrowing part is in force, the rest is not
 	}
@@ -128,18 +137,18 @@ func (b *Broker) updateLocked(change func(*savedState) error) error {
 // one. A state older than one already written is not written again
 // (nil: the newer one holds everything it did, or took it away). Takes
 // writeMu.
-func (b *Broker) write(blob []byte, seq uint64) error {
-	sv := b.saver
+func (f *InForce) write(blob []byte, seq uint64) error {
+	sv := f
 	sv.writeMu.Lock()
 	defer sv.writeMu.Unlock()
 	if seq <= sv.written {
 		return nil
 	}
-	if err := b.store.Save(blob); err != nil {
+	if err := f.store.Save(blob); err != nil {
 		return err
 	}
 	if !sv.configSaved {
-		if err := writeConfigFile(b.cfg.StateDir, configFile{MCPStateSaved: true}); err != nil {
+		if err := writeConfigFile(f.dir, configFile{MCPStateSaved: true}); err != nil {
 			return err
 		}
 		sv.configSaved = true
@@ -150,17 +159,17 @@ func (b *Broker) write(blob []byte, seq uint64) error {
 
 // logSaveFailure logs a failed save by its type only: the error text of a
 // secret store or the file system may quote a path or what was saved.
-func (b *Broker) logSaveFailure(err error) {
-	b.log.Error("saving the state failed", slog.String("error_type", fmt.Sprintf("%T", err)))
+func (f *InForce) logSaveFailure(err error) {
+	f.log.Error("saving the state failed", slog.String("error_type", fmt.Sprintf("%T", err)))
 }
 
 // retrySavesLocked starts retrySaves unless it runs. Needs Broker.mu.
-func (b *Broker) retrySavesLocked() {
-	if b.saver.retrying {
+func (f *InForce) retrySavesLocked() {
+	if f.retrying {
 		return
 	}
-	b.saver.retrying = true
-	go b.retrySaves(b.saver.stop)
+	f.retrying = true
+	go f.retrySaves(f.stop)
 }
 
 // saveInForce writes the state in force when it is not saved, without
@@ -168,50 +177,50 @@ func (b *Broker) retrySavesLocked() {
 // force is saved afterwards. With endRetry (retrySaves) a true answer
 // also clears retrying, in the same critical section, so that a narrowing
 // put in force just after is never left without a retry.
-func (b *Broker) saveInForce(endRetry bool) bool {
-	b.mu.Lock()
-	if !b.saver.unsaved {
+func (f *InForce) saveInForce(endRetry bool) bool {
+	f.mu.Lock()
+	if !f.unsaved {
 		if endRetry {
-			b.saver.retrying = false
+			f.retrying = false
 		}
-		b.mu.Unlock()
+		f.mu.Unlock()
 		return true
 	}
-	seq := b.saver.seq
-	blob, err := json.Marshal(b.state)
-	b.mu.Unlock()
+	seq := f.seq
+	blob, err := json.Marshal(f.Saved)
+	f.mu.Unlock()
 	if err == nil {
-		err = b.write(blob, seq)
+		err = f.write(blob, seq)
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if err == nil && b.saver.seq == seq {
-		b.saver.unsaved = false
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err == nil && f.seq == seq {
+		f.unsaved = false
 	}
-	if endRetry && !b.saver.unsaved {
-		b.saver.retrying = false
+	if endRetry && !f.unsaved {
+		f.retrying = false
 	}
-	return !b.saver.unsaved
+	return !f.unsaved
 }
 
 // retrySaves saves the state in force until it is saved (any later
 // successful update saves it too) or the broker closes, waiting longer
 // after each failure.
-func (b *Broker) retrySaves(stop <-chan struct{}) {
+func (f *InForce) retrySaves(stop <-chan struct{}) {
 	delay := saveRetryFirst
 	t := time.NewTimer(delay)
 	defer t.Stop()
 	for {
 		select {
 		case <-stop:
-			b.mu.Lock()
-			b.saver.retrying = false
-			b.mu.Unlock()
+			f.mu.Lock()
+			f.retrying = false
+			f.mu.Unlock()
 			return
 		case <-t.C:
 		}
-		if b.saveInForce(true) {
-			b.log.Info("the state is saved")
+		if f.saveInForce(true) {
+			f.log.Info("the state is saved")
 			return
 		}
 		delay = min(2*delay, saveRetryMax)
@@ -219,36 +228,36 @@ func (b *Broker) retrySaves(stop <-chan struct{}) {
 	}
 }
 
-// closeState stops the retries, makes a last attempt to save a state in
+// Close stops the retries, makes a last attempt to save a state in
 // force that is not saved yet, and releases the state directory's lock
-// (Close). The lock goes last: a next broker must find what this one put
+// (the broker's Close). The lock goes last: a next broker must find what this one put
 // in force.
-func (b *Broker) closeState() {
-	close(b.saver.stop)
-	if !b.saveInForce(false) {
-		b.log.Warn("the broker stops with a revocation or narrowing in force that could not be saved")
+func (f *InForce) Close() {
+	close(f.stop)
+	if !f.saveInForce(false) {
+		f.log.Warn("the broker stops with a revocation or narrowing in force that could not be saved")
 	}
-	b.saver.lock.Unlock()
+	f.lock.Unlock()
 }
 
-// StateSaved reports whether everything in force is saved; false while a
+// AllSaved reports whether everything in force is saved; false while a
 // revocation or narrowing whose save failed waits for the store.
-func (b *Broker) StateSaved() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return !b.saver.unsaved
+func (f *InForce) AllSaved() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return !f.unsaved
 }
 
 // clone is a deep copy of s, health records shared (they are replaced,
 // never changed in place).
-func (s *savedState) clone() *savedState {
+func (s *Saved) clone() *Saved {
 	c := *s
-	c.Sources = make([]*savedSource, len(s.Sources))
+	c.Sources = make([]*Source, len(s.Sources))
 	for i, x := range s.Sources {
 		y := *x
 		c.Sources[i] = &y
 	}
-	c.Connections = make([]*savedConnection, len(s.Connections))
+	c.Connections = make([]*Connection, len(s.Connections))
 	for i, x := range s.Connections {
 		y := *x
 		c.Connections[i] = &y
@@ -260,7 +269,7 @@ func (s *savedState) clone() *savedState {
 		c.Sharing[i] = &y
 	}
 	if s.Documents != nil {
-		c.Documents = make([]*savedDocument, len(s.Documents))
+		c.Documents = make([]*Document, len(s.Documents))
 		for i, x := range s.Documents {
 			y := *x
 			y.SharedWith = slices.Clone(x.SharedWith)
@@ -278,17 +287,17 @@ func (s *savedState) clone() *savedState {
 // taken at once. Everything that allows nothing (aliases, counters, the
 // documents' list, whose callers undo their own change on error) stays
 // as in cur.
-func failClosed(cur, next *savedState) *savedState {
+func failClosed(cur, next *Saved) *Saved {
 	out := cur.clone()
 	conns := map[string]bool{AllConnections: true}
-	out.Connections = slices.DeleteFunc(out.Connections, func(c *savedConnection) bool {
-		keep := slices.ContainsFunc(next.Connections, func(n *savedConnection) bool { return n.ID == c.ID })
+	out.Connections = slices.DeleteFunc(out.Connections, func(c *Connection) bool {
+		keep := slices.ContainsFunc(next.Connections, func(n *Connection) bool { return n.ID == c.ID })
 		conns[c.ID] = keep
 		return !keep
 	})
 	sources := map[string]bool{}
-	out.Sources = slices.DeleteFunc(out.Sources, func(s *savedSource) bool {
-		i := slices.IndexFunc(next.Sources, func(n *savedSource) bool { return n.ID == s.ID })
+	out.Sources = slices.DeleteFunc(out.Sources, func(s *Source) bool {
+		i := slices.IndexFunc(next.Sources, func(n *Source) bool { return n.ID == s.ID })
 		if i < 0 {
 			return true
 		}
@@ -322,23 +331,23 @@ func failClosed(cur, next *savedState) *savedState {
 // lower access. Nil when that shares nothing.
 func meetEntry(a, b *SharingEntry) *SharingEntry {
 	m := &SharingEntry{ConnectionID: a.ConnectionID, SourceID: a.SourceID, DatabaseLevel: a.DatabaseLevel, Tables: []TableShare{}}
-	if b.DatabaseLevel.rank() < a.DatabaseLevel.rank() {
+	if b.DatabaseLevel.Rank() < a.DatabaseLevel.Rank() {
 		m.DatabaseLevel = b.DatabaseLevel
 	}
 	for _, t := range a.Tables {
 		for _, u := range b.Tables {
 			if t.Schema == u.Schema && t.Name == u.Name {
-				if u.Access.rank() < t.Access.rank() {
+				if u.Access.Rank() < t.Access.Rank() {
 					t.Access = u.Access
 				}
 				m.Tables = append(m.Tables, t)
 			}
 		}
 	}
-	if m.DatabaseLevel.rank() == 0 && len(m.Tables) == 0 {
+	if m.DatabaseLevel.Rank() == 0 && len(m.Tables) == 0 {
 		return nil
 	}
-	if m.DatabaseLevel.rank() == 0 {
+	if m.DatabaseLevel.Rank() == 0 {
 		m.DatabaseLevel = LevelNone
 	}
 	return m
@@ -346,11 +355,11 @@ func meetEntry(a, b *SharingEntry) *SharingEntry {
 
 // sameState reports whether a and b hold the same saved state, sharing
 // entries compared in any order (a change moves an edited entry last).
-func sameState(a, b *savedState) bool {
+func sameState(a, b *Saved) bool {
 	return bytes.Equal(canonical(a), canonical(b))
 }
 
-func canonical(s *savedState) []byte {
+func canonical(s *Saved) []byte {
 	c := *s
 	c.Sharing = slices.Clone(s.Sharing)
 	sort.Slice(c.Sharing, func(i, j int) bool {

@@ -1,8 +1,7 @@
-package broker
+package docfile
 
 import (
 	"os"
-	"path/filepath"
 	"syscall"
 	"time"
 )
@@ -29,12 +28,11 @@ func stampOf(path string) fileStamp {
 	return st
 }
 
-// pollLoop stats the documents' files every docPoll: a changed stamp
-// schedules a re-snapshot as a change event would, and a lost
-// directory's watch is re-added once the directory is back. The stats
-// are taken outside reqs.mu.
-func (b *Broker) pollLoop(w *docWatcher) {
-	tick := time.NewTicker(docPoll)
+// pollLoop stats the files every PollEvery: a changed stamp schedules a
+// report as a change event would, and a lost directory's watch is
+// re-added once the directory is back. The stats are taken outside mu.
+func (w *Watcher) pollLoop() {
+	tick := time.NewTicker(PollEvery)
 	defer tick.Stop()
 	for {
 		select {
@@ -42,14 +40,14 @@ func (b *Broker) pollLoop(w *docWatcher) {
 			return
 		case <-tick.C:
 		}
-		b.reqs.mu.Lock()
-		if b.reqs.docs.watch != w {
-			b.reqs.mu.Unlock()
+		w.mu.Lock()
+		if w.closed {
+			w.mu.Unlock()
 			return
 		}
-		paths := map[string]string{}
-		for id, d := range b.reqs.docs.docs {
-			paths[id] = d.path
+		paths := make(map[string]string, len(w.files))
+		for id, p := range w.files {
+			paths[id] = p
 		}
 		var lost []string
 		watched := map[string]fileStamp{}
@@ -60,7 +58,7 @@ func (b *Broker) pollLoop(w *docWatcher) {
 				watched[dir] = w.dirIDs[dir]
 			}
 		}
-		b.reqs.mu.Unlock()
+		w.mu.Unlock()
 
 		var moved []string
 		for dir, id := range watched {
@@ -69,8 +67,8 @@ func (b *Broker) pollLoop(w *docWatcher) {
 			}
 		}
 		for _, dir := range moved {
-			b.dirGone(w, dir)
-			b.fileChanged(w, dir)
+			w.dirGone(dir)
+			w.fileChanged(dir)
 		}
 
 		stamps := make(map[string]fileStamp, len(paths))
@@ -84,9 +82,9 @@ func (b *Broker) pollLoop(w *docWatcher) {
 			}
 		}
 
-		b.reqs.mu.Lock()
-		if b.reqs.docs.watch != w {
-			b.reqs.mu.Unlock()
+		w.mu.Lock()
+		if w.closed {
+			w.mu.Unlock()
 			return
 		}
 		var changed []string
@@ -98,15 +96,10 @@ func (b *Broker) pollLoop(w *docWatcher) {
 			delete(w.lost, dir)
 			w.dirIDs[dir] = id
 			changed = append(changed, dir)
-			for _, d := range b.reqs.docs.docs {
-				if filepath.Dir(d.path) == dir {
-					d.followed = true
-				}
-			}
 		}
 		for id, st := range stamps {
 			prev, had := w.seen[id]
-			if _, open := b.reqs.docs.docs[id]; !open {
+			if _, open := w.files[id]; !open {
 				continue
 			}
 			w.seen[id] = st
@@ -114,9 +107,9 @@ func (b *Broker) pollLoop(w *docWatcher) {
 				changed = append(changed, paths[id])
 			}
 		}
-		b.reqs.mu.Unlock()
+		w.mu.Unlock()
 		for _, p := range changed {
-			b.fileChanged(w, p)
+			w.fileChanged(p)
 		}
 	}
 }
