@@ -180,6 +180,12 @@ const maxTargets = 256
 // it verifies as a single-table write, else nil.
 func (b *Broker) writeTargets(kind engines.Kind, sourceID, stmt string) []string {
 	db := b.databaseOf(sourceID)
+	// The cache is process-wide and keyed by kind, so only a driver that
+	// quotes for its engine may fill it: a broker without one (a test's
+	// stand-in) quotes in the standard way, which is not MySQL's.
+	if _, ok := b.cfg.Drivers[kind].(engines.IdentQuoter); !ok {
+		return b.writeTargetsUncached(kind, db, stmt)
+	}
 	key := sha256.Sum256([]byte(string(kind) + "\x00" + db + "\x00" + stmt))
 	targets.mu.Lock()
 	t, ok := targets.m[key]
@@ -187,10 +193,7 @@ func (b *Broker) writeTargets(kind engines.Kind, sourceID, stmt string) []string
 	if ok {
 		return t
 	}
-	v, err := dialect.Verify(verifier.Input{Dialect: kind.Dialect(), SQL: stmt, Mode: verifier.ModeTableWrite, Database: db})
-	if err == nil && v.Target != nil {
-		t = []string{b.quoteIdent(kind, v.Target.Schema) + "." + b.quoteIdent(kind, v.Target.Name)}
-	}
+	t = b.writeTargetsUncached(kind, db, stmt)
 	targets.mu.Lock()
 	if targets.m == nil || len(targets.m) >= maxTargets {
 		targets.m = map[[32]byte][]string{}
@@ -198,6 +201,15 @@ func (b *Broker) writeTargets(kind engines.Kind, sourceID, stmt string) []string
 	targets.m[key] = t
 	targets.mu.Unlock()
 	return t
+}
+
+// writeTargetsUncached is writeTargets without the cache: one parse.
+func (b *Broker) writeTargetsUncached(kind engines.Kind, db, stmt string) []string {
+	v, err := dialect.Verify(verifier.Input{Dialect: kind.Dialect(), SQL: stmt, Mode: verifier.ModeTableWrite, Database: db})
+	if err != nil || v.Target == nil {
+		return nil
+	}
+	return []string{b.quoteIdent(kind, v.Target.Schema) + "." + b.quoteIdent(kind, v.Target.Name)}
 }
 
 // Approve lets a pending request run with the scope the person picked:
