@@ -47,7 +47,7 @@ func init() {
 	flag.Float64Var(&curveFlags.agentRate, "curve-agent-rate", 3, "point reads per second each agent of the concurrent-agents curve sends (16 × 3 stays below the broker's 60/s)")
 	flag.StringVar(&curveFlags.tables, "curve-tables", "10,1000,10000", "table counts of the tables curve")
 	flag.IntVar(&curveFlags.mysqlTables, "curve-mysql-tables", 1000, "largest table count on MariaDB (each CREATE TABLE there is a file: 10,000 take minutes)")
-	flag.DurationVar(&curveFlags.verifyBudget, "curve-verify-time", 150*time.Millisecond, "time spent per point of the verify curve")
+	flag.DurationVar(&curveFlags.verifyBudget, "curve-verify-time", 400*time.Millisecond, "time spent per point of the verify curve")
 }
 
 // curveRunner holds what every curve needs.
@@ -56,6 +56,13 @@ type curveRunner struct {
 	agents []*agent
 	pacing time.Duration
 	last   time.Time // the last dbeast call, for pacing
+	start  time.Time // of the curves, for progress
+}
+
+// progress tells on stderr how far the curves are: a full run takes
+// minutes.
+func (r *curveRunner) progress(what string) {
+	fmt.Fprintf(os.Stderr, "dbeast-bench: curves: %s done after %s\n", what, time.Since(r.start).Round(time.Second))
 }
 
 // pace keeps one agent's dbeast calls below the broker's per-client rate.
@@ -321,6 +328,7 @@ func pidRSSKiB(pid int) int {
 func (r *curveRunner) measure(ctx context.Context, p *panel, x float64, d *dbhubProc, probes ...probe) error {
 	times := map[string][]time.Duration{}
 	w := watchRSS(r.b, d)
+	cpu0 := r.cpuNow(d)
 	for i := 0; i < curveFlags.warmup+curveFlags.samples; i++ {
 		for _, pr := range probes {
 			el, n, err := pr.run(ctx)
@@ -337,21 +345,70 @@ func (r *curveRunner) measure(ctx context.Context, p *panel, x float64, d *dbhub
 		}
 	}
 	br, dh := w.stop()
+	cpu1 := r.cpuNow(d)
+	calls := float64(curveFlags.warmup + curveFlags.samples)
 	for sys, ts := range times {
 		p.lat[sys] = append(p.lat[sys], xy{x, ms(percentile(ts, 50))})
 		p.low[sys] = append(p.low[sys], xy{x, ms(percentile(ts, 25))})
 	}
+	// The broker's CPU is spread over the dbeast calls of the point (a
+	// curve with two dbeast operations gets their mean).
+	dbeastCalls := 0.0
+	for _, pr := range probes {
+		if strings.HasPrefix(pr.sys, "dbeast") {
+			dbeastCalls += calls
+		}
+	}
 	if _, ok := times["dbeast"]; ok {
 		p.mem["dbeast"] = append(p.mem["dbeast"], xy{x, br})
+		p.cpu["dbeast"] = append(p.cpu["dbeast"], xy{x, ms(cpu1.broker-cpu0.broker) / dbeastCalls})
 	}
 	if _, ok := times["DBHub"]; ok && dh > 0 {
 		p.mem["DBHub"] = append(p.mem["DBHub"], xy{x, dh})
+		p.cpu["DBHub"] = append(p.cpu["DBHub"], xy{x, ms(cpu1.dbhub-cpu0.dbhub) / calls})
 	}
 	return nil
 }
 
+// cpuTimes are the broker's and DBHub's CPU time so far.
+type cpuTimes struct{ broker, dbhub time.Duration }
+
+func (r *curveRunner) cpuNow(d *dbhubProc) cpuTimes {
+	var t cpuTimes
+	if r.b.cmd != nil && r.b.cmd.Process != nil {
+		t.broker = processCPU(r.b.cmd.Process.Pid)
+	}
+	if d != nil && d.cmd.Process != nil {
+		t.dbhub = processCPU(d.cmd.Process.Pid)
+	}
+	return t
+}
+
+// processCPU sums the CPU time of a process's threads from
+// /proc/PID/task/*/schedstat (nanoseconds, where /proc/PID/stat counts
+// in 10 ms ticks, too coarse for a 3 ms call). A thread that ended is
+// no longer counted; Go and node keep theirs.
+func processCPU(pid int) time.Duration {
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	if err != nil {
+		return 0
+	}
+	var sum time.Duration
+	for _, t := range tasks {
+		data, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		var ns int64
+		if _, err := fmt.Sscan(string(data), &ns); err == nil {
+			sum += time.Duration(ns)
+		}
+	}
+	return sum
+}
+
 func newPanel(title string) *panel {
-	return &panel{title: title, lat: map[string][]xy{}, mem: map[string][]xy{}, low: map[string][]xy{}}
+	return &panel{title: title, lat: map[string][]xy{}, mem: map[string][]xy{}, low: map[string][]xy{}, cpu: map[string][]xy{}}
 }
 
 // runCurves measures every curve on the engines set up, writes the PNGs
@@ -392,15 +449,24 @@ func runCurves(ctx context.Context, w io.Writer, o options, b *brokerProc, engs 
 	conc := &curve{file: "agents", title: fmt.Sprintf("Point-read latency vs concurrent agents (%.0f reads/s each)", curveFlags.agentRate),
 		xLabel: "concurrent agents", latLabel: "median latency (ms)", memLabel: "peak RSS (MiB)", inputName: "agents"}
 
+	r.start = start
+	progress := r.progress
+	progress("verify")
+	var failed []string
 	for _, e := range engs {
+		// One engine's failure costs its columns, not the other engines'.
 		if err := r.engineCurves(ctx, e, tableCounts, rows, width, joins, tables, conc); err != nil {
-			return err
+			fmt.Fprintln(os.Stderr, "dbeast-bench: curves:", e.name+":", err)
+			failed = append(failed, fmt.Sprintf("%s failed: %v", e.name, err))
+			continue
 		}
+		progress(e.name)
 	}
 	srcs, err := r.sourcesCurve(ctx, engs)
 	if err != nil {
 		return err
 	}
+	progress("sources")
 	tables.notes = append(tables.notes,
 		"list_tables answers at most 500 entries (truncated past that) but reads and sorts them all; DBHub's search_objects answers at most 1,000.",
 		"list_catalog lists the tables shared with the agent one by one: min(tables, 1,024) of them, the contract's limit per sharing entry.")
@@ -412,6 +478,12 @@ func runCurves(ctx context.Context, w io.Writer, o options, b *brokerProc, engs 
 			return err
 		}
 		flagged = append(flagged, reportCurve(w, c, path)...)
+	}
+	if len(failed) > 0 {
+		fmt.Fprintf(w, "\n### Failed\n\n")
+		for _, f := range failed {
+			fmt.Fprintf(w, "- %s\n", f)
+		}
 	}
 	fmt.Fprintf(w, "\n### Linearity\n\n")
 	if len(flagged) == 0 {
@@ -448,6 +520,18 @@ func (r *curveRunner) engineCurves(ctx context.Context, e *engineSetup, tableCou
 		return err
 	}
 	made = curveJoinMax
+	if e.kind == "postgres" {
+		// Without statistics PostgreSQL plans the 16-table join for
+		// seconds (DIRECT as much as anyone); with them, for about a
+		// tenth of a second.
+		var an []string
+		for i := 1; i <= curveJoinMax; i++ {
+			an = append(an, "ANALYZE "+curveTable(e.q, i))
+		}
+		if err := exec(ctx, [][]string{an}); err != nil {
+			return err
+		}
+	}
 	a := r.agents[0]
 	var dh *dbhubProc
 	if e.dbhubURL != "" {
@@ -469,6 +553,7 @@ func (r *curveRunner) engineCurves(ctx context.Context, e *engineSetup, tableCou
 		}
 	}
 	rows.panels = append(rows.panels, p)
+	r.progress(e.name + " rows")
 
 	p = newPanel(e.name)
 	for _, n := range []int{1, 2, 4, 8, 16, 32, 64} {
@@ -477,6 +562,7 @@ func (r *curveRunner) engineCurves(ctx context.Context, e *engineSetup, tableCou
 		}
 	}
 	width.panels = append(width.panels, p)
+	r.progress(e.name + " width")
 
 	p = newPanel(e.name)
 	for _, n := range []int{1, 2, 4, 8, 16} {
@@ -485,22 +571,74 @@ func (r *curveRunner) engineCurves(ctx context.Context, e *engineSetup, tableCou
 		}
 	}
 	joins.panels = append(joins.panels, p)
+	r.progress(e.name + " referenced tables")
 
-	// Tables: the schema grows from one count to the next; x is the
-	// number DIRECT's catalog query counts (the load fixture's and any
-	// other tables in the database included).
+	// Agents before the tables curve, which leaves thousands of tables
+	// behind until the cleanup.
 	p = newPanel(e.name)
-	cat := r.agents[1]
+	for _, k := range []int{1, 2, 4, 8, 16} {
+		if err := r.concurrent(ctx, p, e, dh, k); err != nil {
+			return fmt.Errorf("agents curve: %w", err)
+		}
+	}
+	conc.panels = append(conc.panels, p)
+	r.progress(e.name + " agents")
+
+	return r.tablesCurve(ctx, e, exec, &made, tableCounts, tables)
+}
+
+// tablesCurve grows the schema from one count of tableCounts to the
+// next and measures listing at each; x is the number DIRECT's catalog
+// query counts (the load fixture's and any other tables in the database
+// included). On SQLite the tables go into a file and source of their
+// own, thrown away afterwards: SQLite scans its whole schema table to
+// create or drop one, so ten thousand tables take minutes to drop.
+func (r *curveRunner) tablesCurve(ctx context.Context, e *engineSetup, exec curveExec, made *int, tableCounts []int, tables *curve) error {
+	a, cat := r.agents[0], r.agents[1]
+	var dh *dbhubProc
+	if e.dbhubURL != "" {
+		dh = e.dbhub
+	}
+	if e.kind == "sqlite" {
+		dir, err := os.MkdirTemp("", "dbeast-curves-tables-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		path := filepath.Join(dir, "tables.sqlite")
+		d, err := newSQLDirect("sqlite", "file:"+path)
+		if err != nil {
+			return err
+		}
+		defer d.close()
+		id, err := r.b.addSource("sqlite", "curves tables", "", path)
+		if err != nil {
+			return err
+		}
+		defer r.b.api("DELETE", "/sources/"+id, nil, nil)
+		for _, ag := range []*agent{a, cat} {
+			if err := r.b.api("PUT", "/sharing", map[string]any{"connection_id": ag.id, "source_id": id, "database_level": "read", "tables": []any{}}, nil); err != nil {
+				return err
+			}
+		}
+		e = &engineSetup{name: e.name, kind: e.kind, q: e.q, sourceID: id, direct: d, path: path}
+		if exec, _, err = newCurveExec(e); err != nil {
+			return err
+		}
+		n := 0
+		made = &n
+	}
+	p := newPanel(e.name)
 	for _, n := range tableCounts {
 		if e.kind == "mysql" && n > curveFlags.mysqlTables {
 			tables.notes = append(tables.notes, fmt.Sprintf("%s measured up to %d tables (-curve-mysql-tables).", e.name, curveFlags.mysqlTables))
 			break
 		}
-		if n > made {
-			if err := exec(ctx, curveTablesFixture(e.q, made, n)); err != nil {
+		if n > *made {
+			if err := exec(ctx, curveTablesFixture(e.q, *made, n)); err != nil {
 				return err
 			}
-			made = n
+			*made = n
 		}
 		count, err := e.direct.run(ctx, listSQL(e))
 		if err != nil {
@@ -520,23 +658,17 @@ func (r *curveRunner) engineCurves(ctx context.Context, e *engineSetup, tableCou
 		if e.dbhubURL != "" {
 			ps = append(ps, dbhubProbe(e.dbhubURL, "search_objects", map[string]any{"object_type": "table", "schema": schema, "detail_level": "names", "limit": 1000}))
 		}
+		r.progress(fmt.Sprintf("%s %d tables made", e.name, count))
 		if err := r.measure(ctx, p, float64(count), dh, ps...); err != nil {
 			return fmt.Errorf("tables curve: %w", err)
 		}
+		r.progress(fmt.Sprintf("%s %d tables", e.name, count))
 	}
 	// The catalog agent's access back as the others have it.
 	if err := r.b.api("PUT", "/sharing", map[string]any{"connection_id": cat.id, "source_id": e.sourceID, "database_level": "read", "tables": []any{}}, nil); err != nil {
 		return err
 	}
 	tables.panels = append(tables.panels, p)
-
-	p = newPanel(e.name)
-	for _, k := range []int{1, 2, 4, 8, 16} {
-		if err := r.concurrent(ctx, p, e, dh, k); err != nil {
-			return fmt.Errorf("agents curve: %w", err)
-		}
-	}
-	conc.panels = append(conc.panels, p)
 	return nil
 }
 
@@ -593,6 +725,8 @@ func (r *curveRunner) concurrent(ctx context.Context, p *panel, e *engineSetup, 
 		var lat []time.Duration
 		var firstErr error
 		w := watchRSS(r.b, dh)
+		cpu0 := r.cpuNow(dh)
+		calls := 0
 		var wg sync.WaitGroup
 		deadline := time.Now().Add(curveFlags.agentTime)
 		for i := 0; i < k; i++ {
@@ -610,6 +744,7 @@ func (r *curveRunner) concurrent(ctx context.Context, p *panel, e *engineSetup, 
 					if ok && err == nil {
 						lat = append(lat, el)
 					}
+					calls++
 					mu.Unlock()
 					<-tick.C
 				}
@@ -617,6 +752,7 @@ func (r *curveRunner) concurrent(ctx context.Context, p *panel, e *engineSetup, 
 		}
 		wg.Wait()
 		br, dhm := w.stop()
+		cpu1 := r.cpuNow(dh)
 		if firstErr != nil {
 			return fmt.Errorf("%s with %d agents: %w", s.sys, k, firstErr)
 		}
@@ -628,9 +764,11 @@ func (r *curveRunner) concurrent(ctx context.Context, p *panel, e *engineSetup, 
 		switch s.sys {
 		case "dbeast":
 			p.mem["dbeast"] = append(p.mem["dbeast"], xy{float64(k), br})
+			p.cpu["dbeast"] = append(p.cpu["dbeast"], xy{float64(k), ms(cpu1.broker-cpu0.broker) / float64(calls)})
 		case "DBHub":
 			if dhm > 0 {
 				p.mem["DBHub"] = append(p.mem["DBHub"], xy{float64(k), dhm})
+				p.cpu["DBHub"] = append(p.cpu["DBHub"], xy{float64(k), ms(cpu1.dbhub-cpu0.dbhub) / float64(calls)})
 			}
 		}
 	}
@@ -719,19 +857,35 @@ func (r *curveRunner) sourcesCurve(ctx context.Context, engs []*engineSetup) (*c
 // reportCurve prints a curve's medians and its series' linearity, and
 // returns the series that grow worse than linearly.
 func reportCurve(w io.Writer, c *curve, path string) []string {
-	fmt.Fprintf(w, "\n### %s\n\n![%s](%s)\n\n", c.title, c.title, path)
+	fmt.Fprintf(w, "\n### %s\n\n![%s](%s)\n\n", c.title, c.title, filepath.Base(path))
 	var flagged []string
 	for _, p := range c.panels {
-		names := seriesNames(p.lat)
+		// Columns: each latency series, dbeast's time beyond DIRECT's
+		// where the panel has both, each memory series.
+		type column struct {
+			head  string
+			shown []xy // the medians in the table
+			check []xy // what the growth check fits
+			what  string
+		}
+		var cols []column
+		for _, n := range seriesNames(p.lat) {
+			cols = append(cols, column{n, p.lat[n], p.low[n], n})
+		}
+		if over := overhead(p.lat); over != nil {
+			cols = append(cols, column{"dbeast − DIRECT", over, overhead(p.low), "dbeast − DIRECT"})
+		}
+		for _, n := range seriesNames(p.cpu) {
+			cols = append(cols, column{n + " CPU/call (ms)", p.cpu[n], p.cpu[n], n + " CPU per call"})
+		}
+		for _, n := range seriesNames(p.mem) {
+			cols = append(cols, column{n + " " + shortMem(c.memLabel), p.mem[n], p.mem[n], n + " memory"})
+		}
 		fmt.Fprintf(w, "%s, %s:\n\n| %s |", p.title, c.latLabel, c.inputName)
-		for _, n := range names {
-			fmt.Fprintf(w, " %s |", n)
+		for _, col := range cols {
+			fmt.Fprintf(w, " %s |", col.head)
 		}
-		memNames := seriesNames(p.mem)
-		for _, n := range memNames {
-			fmt.Fprintf(w, " %s %s |", n, shortMem(c.memLabel))
-		}
-		fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---|", len(names)+len(memNames)))
+		fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---|", len(cols)))
 		xs := map[float64]bool{}
 		for _, pts := range p.lat {
 			for _, pt := range pts {
@@ -753,27 +907,17 @@ func reportCurve(w io.Writer, c *curve, path string) []string {
 		}
 		for _, x := range sorted {
 			fmt.Fprintf(w, "| %s |", label(x))
-			for _, n := range names {
-				fmt.Fprintf(w, " %s |", at(p.lat[n], x))
-			}
-			for _, n := range memNames {
-				fmt.Fprintf(w, " %s |", at(p.mem[n], x))
+			for _, col := range cols {
+				fmt.Fprintf(w, " %s |", at(col.shown, x))
 			}
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "| growth (log-log slope of the upper half; latency: lower quartiles) |")
-		for _, n := range names {
-			g := checkGrowth(p.low[n])
+		for _, col := range cols {
+			g := checkGrowth(col.check)
 			fmt.Fprintf(w, " %s |", g)
 			if g.superLinear {
-				flagged = append(flagged, fmt.Sprintf("%s, %s, %s: %s", c.title, p.title, n, g))
-			}
-		}
-		for _, n := range memNames {
-			g := checkGrowth(p.mem[n])
-			fmt.Fprintf(w, " %s |", g)
-			if g.superLinear {
-				flagged = append(flagged, fmt.Sprintf("%s, %s, %s memory: %s", c.title, p.title, n, g))
+				flagged = append(flagged, fmt.Sprintf("%s, %s, %s: %s", c.title, p.title, col.what, g))
 			}
 		}
 		fmt.Fprintln(w)
@@ -783,6 +927,27 @@ func reportCurve(w io.Writer, c *curve, path string) []string {
 		fmt.Fprintf(w, "%s\n", n)
 	}
 	return flagged
+}
+
+// overhead is dbeast's time beyond DIRECT's at each input both have: the
+// broker's own cost, whose growth the check judges apart from the
+// database's (PostgreSQL's planner grows faster than linearly in the
+// tables a query joins, for DIRECT as much as for dbeast). Nil when the
+// panel lacks either series.
+func overhead(low map[string][]xy) []xy {
+	d, b := low["DIRECT"], low["dbeast"]
+	if len(d) == 0 || len(b) == 0 {
+		return nil
+	}
+	var out []xy
+	for _, pb := range b {
+		for _, pd := range d {
+			if pd.x == pb.x {
+				out = append(out, xy{pb.x, pb.y - pd.y})
+			}
+		}
+	}
+	return out
 }
 
 // shortMem names a memory column by its unit.

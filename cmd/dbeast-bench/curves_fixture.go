@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -20,19 +21,21 @@ const (
 	curveTableName = "curves_t%05d"
 )
 
-// curveExec runs DDL and DML statements on one engine, as fast as that
-// engine takes them: PostgreSQL and SQLite in transactions of a few
-// hundred statements (PostgreSQL's lock table holds some thousands of
-// relations per transaction, not ten thousand), MariaDB on four
-// connections at once (each CREATE TABLE is a file; one connection
-// managed about 25 a second on the shared machine).
-type curveExec func(ctx context.Context, stmts []string) error
+// curveExec runs groups of DDL and DML statements on one engine, each
+// group in order, as fast as that engine takes them: PostgreSQL and
+// SQLite in transactions of a few hundred statements (PostgreSQL's lock
+// table holds some thousands of relations per transaction, not ten
+// thousand), MariaDB groups on four connections at once (each CREATE
+// TABLE is a file; one connection managed about 25 a second on the
+// shared machine).
+type curveExec func(ctx context.Context, groups [][]string) error
 
 func newCurveExec(e *engineSetup) (curveExec, func(), error) {
 	switch e.kind {
 	case "postgres":
 		c := e.direct.(*pgDirect).c
-		return func(ctx context.Context, stmts []string) error {
+		return func(ctx context.Context, groups [][]string) error {
+			stmts := slices.Concat(groups...)
 			for len(stmts) > 0 {
 				n := min(len(stmts), 400)
 				if _, err := c.Exec(ctx, "BEGIN; "+strings.Join(stmts[:n], "; ")+"; COMMIT"); err != nil {
@@ -44,8 +47,8 @@ func newCurveExec(e *engineSetup) (curveExec, func(), error) {
 		}, func() {}, nil
 	case "sqlite":
 		db := e.direct.(*sqlDirect).db // one connection: BEGIN and COMMIT meet
-		return func(ctx context.Context, stmts []string) error {
-			all := append(append([]string{"BEGIN"}, stmts...), "COMMIT")
+		return func(ctx context.Context, groups [][]string) error {
+			all := append(append([]string{"BEGIN"}, slices.Concat(groups...)...), "COMMIT")
 			for _, s := range all {
 				if _, err := db.ExecContext(ctx, s); err != nil {
 					db.ExecContext(ctx, "ROLLBACK")
@@ -66,27 +69,29 @@ func newCurveExec(e *engineSetup) (curveExec, func(), error) {
 		}
 		const workers = 4
 		db.SetMaxOpenConns(workers)
-		return func(ctx context.Context, stmts []string) error {
-			work := make(chan string)
+		return func(ctx context.Context, groups [][]string) error {
+			work := make(chan []string)
 			errs := make(chan error, workers)
 			var wg sync.WaitGroup
 			for range workers {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					for s := range work {
-						if _, err := db.ExecContext(ctx, s); err != nil {
-							errs <- fmt.Errorf("mariadb curve fixture: %w", err)
-							return
+					for g := range work {
+						for _, s := range g {
+							if _, err := db.ExecContext(ctx, s); err != nil {
+								errs <- fmt.Errorf("mariadb curve fixture: %w", err)
+								return
+							}
 						}
 					}
 				}()
 			}
 			var err error
 		feed:
-			for _, s := range stmts {
+			for _, g := range groups {
 				select {
-				case work <- s:
+				case work <- g:
 				case err = <-errs:
 					break feed
 				}
@@ -110,10 +115,10 @@ func newCurveExec(e *engineSetup) (curveExec, func(), error) {
 func curveTable(q string, i int) string { return q + fmt.Sprintf(curveTableName, i) }
 
 // curveWideFixture creates curves_w64 with curveWideRows rows.
-func curveWideFixture(q string) []string {
+func curveWideFixture(q string) [][]string {
 	cols := []string{"id INT PRIMARY KEY"}
 	for i := 1; i < curveWideCols; i++ {
-		cols = append(cols, fmt.Sprintf("c%d VARCHAR(40) NOT NULL", i))
+		cols = append(cols, fmt.Sprintf("c%d VARCHAR(30) NOT NULL", i))
 	}
 	var rows []string
 	for r := 1; r <= curveWideRows; r++ {
@@ -123,37 +128,38 @@ func curveWideFixture(q string) []string {
 		}
 		rows = append(rows, "("+strings.Join(vals, ", ")+")")
 	}
-	return []string{
+	return [][]string{{
 		"DROP TABLE IF EXISTS " + q + "curves_w64",
 		"CREATE TABLE " + q + "curves_w64 (" + strings.Join(cols, ", ") + ")",
 		"INSERT INTO " + q + "curves_w64 VALUES " + strings.Join(rows, ", "),
-	}
+	}}
 }
 
 // curveTablesFixture creates the tables from+1 … to of the tables curve;
 // the first curveJoinMax get curveJoinRows rows each, for the joins of
-// the referenced-tables curve.
-func curveTablesFixture(q string, from, to int) []string {
-	var out []string
+// the referenced-tables curve. A group a table.
+func curveTablesFixture(q string, from, to int) [][]string {
+	var out [][]string
 	for i := from + 1; i <= to; i++ {
-		out = append(out, "CREATE TABLE IF NOT EXISTS "+curveTable(q, i)+" (id INT)")
+		g := []string{"CREATE TABLE IF NOT EXISTS " + curveTable(q, i) + " (id INT)"}
 		if i <= curveJoinMax {
 			var vals []string
 			for r := 1; r <= curveJoinRows; r++ {
 				vals = append(vals, fmt.Sprintf("(%d)", r))
 			}
-			out = append(out, "DELETE FROM "+curveTable(q, i), "INSERT INTO "+curveTable(q, i)+" VALUES "+strings.Join(vals, ", "))
+			g = append(g, "DELETE FROM "+curveTable(q, i), "INSERT INTO "+curveTable(q, i)+" VALUES "+strings.Join(vals, ", "))
 		}
+		out = append(out, g)
 	}
 	return out
 }
 
 // curveDrop drops every table the curves made, the first n of the tables
 // curve and curves_w64.
-func curveDrop(q string, n int) []string {
-	out := []string{"DROP TABLE IF EXISTS " + q + "curves_w64"}
+func curveDrop(q string, n int) [][]string {
+	out := [][]string{{"DROP TABLE IF EXISTS " + q + "curves_w64"}}
 	for i := 1; i <= n; i++ {
-		out = append(out, "DROP TABLE IF EXISTS "+curveTable(q, i))
+		out = append(out, []string{"DROP TABLE IF EXISTS " + curveTable(q, i)})
 	}
 	return out
 }

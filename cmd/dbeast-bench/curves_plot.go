@@ -38,10 +38,21 @@ type curve struct {
 // machine delays a share of the calls at random, which moves a median of
 // nine calls by tens of percent and a lower quartile much less, while a
 // cost that grows with the input delays every call.
+//
+// cpu is the CPU time the broker (dbeast) and DBHub spent per call,
+// read from the kernel's per-thread accounting: what a call costs the
+// process itself, which a busy machine does not inflate as it does the
+// wall clock (a call that needs 60 ms of CPU on two cores shared by a
+// load of 20 waits for most of a second), so it is the fairest test of
+// how the broker's own work grows. Empty for the verify curve, whose
+// latency row is CPU time already.
 type panel struct {
-	title         string
-	lat, mem, low map[string][]xy
+	title              string
+	lat, mem, low, cpu map[string][]xy
 }
+
+// cpuLabel names the CPU row.
+const cpuLabel = "process CPU per call (ms)"
 
 // systemOrder fixes the legend order and the colours across figures.
 var systemOrder = []string{"DIRECT", "dbeast", "DBHub"}
@@ -232,21 +243,38 @@ func (c *curve) writePNG(dir string) (string, error) {
 	if cols == 0 {
 		return "", fmt.Errorf("curve %s has no panels", c.file)
 	}
-	rows := [][]*plot.Plot{make([]*plot.Plot, cols), make([]*plot.Plot, cols)}
+	withCPU := false
+	for _, pn := range c.panels {
+		withCPU = withCPU || len(pn.cpu) > 0
+	}
+	nrows := 2
+	if withCPU {
+		nrows = 3
+	}
+	rows := make([][]*plot.Plot, nrows)
+	for r := range rows {
+		rows[r] = make([]*plot.Plot, cols)
+	}
 	for i, pn := range c.panels {
 		var err error
 		if rows[0][i], err = newPanelPlot(pn.title+": "+c.latLabel, c.xLabel, c.latLabel, pn.lat, true); err != nil {
 			return "", err
 		}
-		if rows[1][i], err = newPanelPlot(pn.title+": "+c.memLabel, c.xLabel, c.memLabel, pn.mem, false); err != nil {
+		if withCPU {
+			if rows[1][i], err = newPanelPlot(pn.title+": "+cpuLabel, c.xLabel, cpuLabel, pn.cpu, true); err != nil {
+				return "", err
+			}
+		}
+		if rows[nrows-1][i], err = newPanelPlot(pn.title+": "+c.memLabel, c.xLabel, c.memLabel, pn.mem, false); err != nil {
 			return "", err
 		}
 	}
-	w := vg.Length(cols)*4.6*vg.Inch + 0.4*vg.Inch
-	h := 7.4 * vg.Inch
+	// At least 7.5 inches, so a one-panel figure has room for its title.
+	w := max(vg.Length(cols)*4.6*vg.Inch+0.4*vg.Inch, 7.5*vg.Inch)
+	h := vg.Length(nrows)*3.5*vg.Inch + 0.4*vg.Inch
 	img := vgimg.New(w, h)
 	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: 2, Cols: cols, PadTop: 0.45 * vg.Inch, PadBottom: 0.1 * vg.Inch,
+	tiles := draw.Tiles{Rows: nrows, Cols: cols, PadTop: 0.45 * vg.Inch, PadBottom: 0.1 * vg.Inch,
 		PadLeft: 0.1 * vg.Inch, PadRight: 0.2 * vg.Inch, PadX: 0.3 * vg.Inch, PadY: 0.3 * vg.Inch}
 	canvases := plot.Align(rows, tiles, dc)
 	for r := range rows {

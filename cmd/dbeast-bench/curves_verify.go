@@ -13,7 +13,7 @@ import (
 
 // verifySizes are the query sizes of the verify curve, up to the 64 KiB
 // the verifier takes.
-var verifySizes = []int{256, 1 << 10, 4 << 10, 16 << 10, 32 << 10, 48 << 10, verifier.MaxSQLBytes}
+var verifySizes = []int{256, 1 << 10, 2 << 10, 4 << 10, 8 << 10, 16 << 10, 32 << 10, 48 << 10, verifier.MaxSQLBytes}
 
 // verifyShape is one way a query grows: both are flat lists, the forms
 // the verifier admits at any length (a chain of AND or OR grows the
