@@ -7,7 +7,7 @@ TEST_TIMEOUT ?= 20m
 # staticcheck.conf).
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: help build demo test race vet lint fmt bench load fuzz conformance matrix dbeast-matrix chromium tray dist dist-test
+.PHONY: help build demo test race vet lint fmt bench load curves .dbhub fuzz conformance matrix dbeast-matrix chromium tray dist dist-test
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -33,9 +33,10 @@ vet: ## gofmt check and go vet
 lint: ## staticcheck (pinned version, checks in staticcheck.conf)
 	$(GO) run $(STATICCHECK) ./...
 
-bench: ## run the Go benchmarks, then the loopback load program (make load)
+bench: ## run the Go benchmarks, then the loopback load program (make load), then the scaling curves (make curves)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	$(MAKE) load
+	$(MAKE) curves
 
 DBHUB_DIR := cmd/dbeast-bench/dbhub
 LOAD_ARGS ?=
@@ -47,6 +48,20 @@ load: build ## DIRECT vs dbeast vs DBHub per engine and workload, then 16 agents
 	$(GO) build -o bin/dbeast-bench ./cmd/dbeast-bench
 	dbhub=""; [ -x $(DBHUB_DIR)/node_modules/.bin/dbhub ] && dbhub=$(DBHUB_DIR)/node_modules/.bin/dbhub; \
 	./bin/dbeast-bench -dbeast ./$(BIN) -dbhub "$$dbhub" $(LOAD_ARGS)
+
+CURVES_DIR ?= docs/curves
+CURVES_ARGS ?=
+
+# .dbhub installs DBHub for the curves as load does for itself.
+.dbhub:
+	@if [ -x $(DBHUB_DIR)/node_modules/.bin/dbhub ]; then :; elif command -v npm >/dev/null; then \
+	  (cd $(DBHUB_DIR) && npm ci --silent --no-audit --no-fund >/dev/null 2>&1) || echo "curves: DBHub (pinned in $(DBHUB_DIR)/package-lock.json) could not be installed; measuring without it"; \
+	else echo "curves: npm not found; measuring without DBHub"; fi
+
+curves: build .dbhub ## the scaling curves (issue 32) as PNGs and report.md in CURVES_DIR (docs/curves); CURVES_ARGS adds flags
+	$(GO) build -o bin/dbeast-bench ./cmd/dbeast-bench
+	dbhub=""; [ -x $(DBHUB_DIR)/node_modules/.bin/dbhub ] && dbhub=$(DBHUB_DIR)/node_modules/.bin/dbhub; \
+	./bin/dbeast-bench -dbeast ./$(BIN) -dbhub "$$dbhub" -skip-latency -skip-load -curves $(CURVES_DIR) -out $(CURVES_DIR)/report.md $(CURVES_ARGS)
 
 fuzz: ## run every fuzz target for FUZZTIME (default 20000x; a count, see docs/conformance.md)
 	@for p in ./verifier/postgres ./verifier/mysql ./verifier/sqlite ./fuzz ./conformance; do \

@@ -90,6 +90,7 @@ type engineSetup struct {
 	sourceID string
 	direct   runner
 	dbhubURL string
+	dbhub    *dbhubProc
 	// baseSource is the source's id in the baseline broker, if any.
 	baseSource string
 	// dsn and path are what the source was added with.
@@ -174,7 +175,7 @@ func run(o options) error {
 				return fmt.Errorf("dbhub (postgres): %w", err)
 			}
 			dbhubs = append(dbhubs, d)
-			e.dbhubURL = d.url
+			e.dbhubURL, e.dbhub = d.url, d
 		}
 		engs = append(engs, e)
 	}
@@ -202,7 +203,7 @@ func run(o options) error {
 				return fmt.Errorf("dbhub (mariadb): %w", err)
 			}
 			dbhubs = append(dbhubs, d)
-			e.dbhubURL = d.url
+			e.dbhubURL, e.dbhub = d.url, d
 		}
 		engs = append(engs, e)
 	}
@@ -273,6 +274,11 @@ func run(o options) error {
 			fmt.Fprintf(w, "\n## %d agents, %s point reads\n\n", o.agents, e.name)
 			res := runLoad(ctx, b, agents, e.sourceID, workloads[0].sql(e.q), o.agentRate, o.loadDuration, o.settle, o.rebegin)
 			fmt.Fprintln(w, res.String())
+		}
+	}
+	if curveFlags.dir != "" {
+		if err := runCurves(ctx, w, o, b, engs, agents); err != nil {
+			return err
 		}
 	}
 	l1, l5, _ := loadavg()
