@@ -248,7 +248,9 @@ func TestWidenedPlantedBugs(t *testing.T) {
 				})
 			}
 			for _, f := range gen.WidenedFamilies(e.Dialect()) {
-				if !families[f] {
+				// builtins is the coverage net for functions of the older
+				// families (TestDialectAnalyticsPlantedBugs, TestAnalyticsPlantedBugs).
+				if !families[f] && f != gen.FamilyBuiltins {
 					t.Errorf("widened family %s has no planted bug", f)
 				}
 			}
