@@ -49,10 +49,10 @@ load: build ## DIRECT vs dbeast vs DBHub per engine and workload, then 16 agents
 	./bin/dbeast-bench -dbeast ./$(BIN) -dbhub "$$dbhub" $(LOAD_ARGS)
 
 fuzz: ## run every fuzz target for FUZZTIME (default 20000x; a count, see docs/conformance.md)
-	@for p in ./verifier/postgres ./verifier/mysql ./verifier/sqlite ./fuzz ./conformance; do \
+	@for p in ./verifier/postgres ./verifier/mysql ./verifier/sqlite ./fuzz; do \
 	  for f in $$($(GO) test -list '^Fuzz' $$p | grep '^Fuzz'); do \
 	    echo "== $$p $$f"; \
-	    par=""; [ "$$p" = ./conformance ] && par="-parallel 1"; \
+	    par=""; [ "$$p" = ./fuzz ] && par="-parallel 1"; \
 	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $${FUZZTIME:-20000x} $$par $$p || exit 1; \
 	  done; \
 	done
