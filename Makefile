@@ -64,10 +64,10 @@ curves: build .dbhub ## the scaling curves (issue 32) as PNGs and report.md in C
 	./bin/dbeast-bench -dbeast ./$(BIN) -dbhub "$$dbhub" -skip-latency -skip-load -curves $(CURVES_DIR) -out $(CURVES_DIR)/report.md $(CURVES_ARGS)
 
 fuzz: ## run every fuzz target for FUZZTIME (default 20000x; a count, see docs/conformance.md)
-	@for p in ./verifier/postgres ./verifier/mysql ./verifier/sqlite ./fuzz ./conformance; do \
+	@for p in ./verifier/postgres ./verifier/mysql ./verifier/sqlite ./fuzz; do \
 	  for f in $$($(GO) test -list '^Fuzz' $$p | grep '^Fuzz'); do \
 	    echo "== $$p $$f"; \
-	    par=""; [ "$$p" = ./conformance ] && par="-parallel 1"; \
+	    par=""; [ "$$p" = ./fuzz ] && par="-parallel 1"; \
 	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $${FUZZTIME:-20000x} $$par $$p || exit 1; \
 	  done; \
 	done

@@ -51,6 +51,10 @@ const (
 	KindNotOneStatement Kind = "not_one_statement"
 	// KindOtherAction: an authorizer saw an action other than a read.
 	KindOtherAction Kind = "other_action"
+	// KindCastObligation: the plan casts a column that is not of a date
+	// or time type to one (so the server parses the column's text) and
+	// the verdict carries no type obligation on it.
+	KindCastObligation Kind = "cast_obligation"
 	// KindVerifierError: the verifier panicked or returned an error that is
 	// not a refusal.
 	KindVerifierError Kind = "verifier_error"

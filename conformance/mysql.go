@@ -227,6 +227,8 @@ func (e *MySQL) fixture(ctx context.Context) (string, error) {
 			return "INT"
 		case gen.Num:
 			return "DECIMAL(12,2)"
+		case gen.Stamp:
+			return "DATETIME"
 		}
 		return "VARCHAR(100)"
 	}

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 )
 
@@ -12,7 +13,14 @@ import (
 type planFacts struct {
 	relations map[string]bool
 	functions map[string]bool
+	// casts maps each column the plan casts to a date or time type (by
+	// its name, without the alias) to the type as the server prints it.
+	casts map[string]string
 }
+
+// planCast is a column cast to a date or time type as ruleutils deparses
+// it: (col)::type or (alias.col)::type.
+var planCast = regexp.MustCompile(`\((?:[a-z_][a-z0-9_$]*\.)?([a-z_][a-z0-9_$]*)\)::(date|time(?:\(\d\))? with(?:out)? time zone|timestamp(?:\(\d\))? with(?:out)? time zone)`)
 
 // pgPlanFacts walks an EXPLAIN JSON document.
 func pgPlanFacts(doc []byte) (*planFacts, error) {
@@ -20,7 +28,7 @@ func pgPlanFacts(doc []byte) (*planFacts, error) {
 	if err := json.Unmarshal(doc, &v); err != nil {
 		return nil, err
 	}
-	f := &planFacts{relations: map[string]bool{}, functions: map[string]bool{}}
+	f := &planFacts{relations: map[string]bool{}, functions: map[string]bool{}, casts: map[string]string{}}
 	f.walk(v)
 	return f, nil
 }
@@ -76,6 +84,9 @@ func (f *planFacts) walk(v any) {
 // ANY, ROW, GREATEST…), not a function name, since ruleutils writes
 // function names as stored (lower case) or quoted.
 func (f *planFacts) calls(s string) {
+	for _, m := range planCast.FindAllStringSubmatch(s, -1) {
+		f.casts[m[1]] = m[2]
+	}
 	i := 0
 	for i < len(s) {
 		c := s[i]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -107,6 +108,8 @@ func (e *Postgres) fixture(ctx context.Context) error {
 			return "integer"
 		case gen.Num:
 			return "numeric"
+		case gen.Stamp:
+			return "timestamp"
 		}
 		return "text"
 	}
@@ -288,6 +291,11 @@ func (e *Postgres) CheckAccepted(ctx context.Context, original string, v *verifi
 		for _, r := range obs.PlanRelations {
 			if !allowed[r] {
 				obs.Problems = append(obs.Problems, Problem{KindExplainRelation, "plan scans " + r})
+			}
+		}
+		for _, col := range sortedKeys(castColumns(facts)) {
+			if k, ok := fixtureKind(col); ok && k != gen.Stamp && !obliged(v, col) {
+				obs.Problems = append(obs.Problems, Problem{KindCastObligation, "plan casts column " + col + ", not a date/time column, to " + facts.casts[col] + " without a type obligation"})
 			}
 		}
 		for _, f := range obs.PlanFunctions {
@@ -483,4 +491,69 @@ func (e *Postgres) Close() error {
 		return e.conn.Close(context.Background())
 	}
 	return nil
+}
+
+// castColumns is the set of columns facts casts to date or time types.
+func castColumns(facts *planFacts) map[string]bool {
+	out := map[string]bool{}
+	for c := range facts.casts {
+		out[c] = true
+	}
+	return out
+}
+
+// fixtureKind is the kind of the fixture columns named col (every fixture
+// table that has a column of a name has it with one kind).
+func fixtureKind(col string) (gen.Kind, bool) {
+	for _, t := range verdictTables() {
+		for _, c := range t.Columns {
+			if c.Name == col {
+				return c.Kind, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// obliged reports whether v carries a type obligation on a column col.
+func obliged(v *verifier.Verdict, col string) bool {
+	for _, ob := range v.ColumnTypes {
+		if ob.Column == col {
+			return true
+		}
+	}
+	return false
+}
+
+// Discharge checks v's column-type obligations against the catalog as
+// engines/postgres does inside its reading transaction: for each, every
+// listed table that has the column has it with a listed type (by
+// pg_type.typname, built-in types only), and at least one has it.
+func (e *Postgres) Discharge(ctx context.Context, v *verifier.Verdict) (bool, error) {
+	for _, ob := range v.ColumnTypes {
+		found := false
+		for _, t := range ob.Tables {
+			var typ string
+			var builtin bool
+			err := e.conn.QueryRow(ctx, `SELECT t.typname, t.oid < 16384 FROM pg_catalog.pg_attribute a
+				JOIN pg_catalog.pg_class c ON c.oid = a.attrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+				JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
+				WHERE n.nspname = $1 AND c.relname = $2 AND a.attname = $3 AND a.attnum > 0 AND NOT a.attisdropped`,
+				t.Schema, t.Name, ob.Column).Scan(&typ, &builtin)
+			if errors.Is(err, pgx.ErrNoRows) {
+				continue
+			}
+			if err != nil {
+				return false, fmt.Errorf("conformance: postgres column type: %w", err)
+			}
+			found = true
+			if !builtin || !slices.Contains(ob.Types, typ) {
+				return false, nil
+			}
+		}
+		if !found {
+			return false, nil
+		}
+	}
+	return true, nil
 }

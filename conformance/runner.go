@@ -55,12 +55,24 @@ type Summary struct {
 	CasesPerSecond float64        `json:"cases_per_second"`
 }
 
+// untried are the refusal codes whose cases are never tried on the server.
+var untried = map[verifier.Code]bool{
+	verifier.CodeExpressionTooLarge: true, verifier.CodeTooDeep: true, verifier.CodeInputTooLarge: true,
+}
+
 // result is the outcome of checking one SQL text.
 type result struct {
 	verdict  *verifier.Verdict
 	refusal  *verifier.Refusal
 	obs      *Observation
 	problems []Problem
+}
+
+// discharger is an Engine that checks a verdict's column-type
+// obligations against the server's catalog, as the product's engine does
+// before it reads (PostgreSQL).
+type discharger interface {
+	Discharge(ctx context.Context, v *verifier.Verdict) (bool, error)
 }
 
 // flavored is an Engine that knows its server's verifier flavor (MySQL).
@@ -107,6 +119,18 @@ func (r *Runner) check(ctx context.Context, e Engine, sql string, mode verifier.
 		res.problems = append(res.problems, Problem{KindVerdictUnstable, "normalized SQL is refused: " + err.Error()})
 	default:
 		res.problems = append(res.problems, compareVerdicts(v, v2)...)
+	}
+	if d, ok := e.(discharger); ok && len(v.ColumnTypes) > 0 {
+		met, err := d.Discharge(ctx, v)
+		if err != nil {
+			return nil, err
+		}
+		if !met {
+			// The engine refuses a read whose type obligations the
+			// server's columns do not meet; so does the harness.
+			res.verdict, res.refusal = nil, verifier.RefuseCast("")
+			return res, nil
+		}
 	}
 	obs, err := e.CheckAccepted(ctx, sql, v)
 	if err != nil {
@@ -314,8 +338,11 @@ func (r *Runner) one(ctx context.Context, e Engine, i int, c Case, p *partial) e
 		s.RefusalCodes[string(res.refusal.Code)]++
 		// A query refused for its expression growth is not tried: on
 		// the server it is the blow-up the refusal prevents (SQLite
-		// spends minutes and gigabytes preparing one).
-		if !r.SkipRefused && (c.Mode == "" || c.Mode == verifier.ModeRead) && res.refusal.Code != verifier.CodeExpressionTooLarge {
+		// spends minutes and gigabytes preparing one). Nor is one refused
+		// for its depth or size (gen.Deep's): past the bound it is the
+		// input that exhausts a parser's stack, which the shared servers
+		// should not be made to parse.
+		if !r.SkipRefused && (c.Mode == "" || c.Mode == verifier.ModeRead) && !untried[res.refusal.Code] {
 			ok, err := e.TryRefused(ctx, c.SQL)
 			if err != nil {
 				return fmt.Errorf("conformance: case %s: %w", c.Name, err)
@@ -361,7 +388,7 @@ func sortedKeys(m map[string]bool) []string {
 
 // severity orders kinds from most to least serious: access beyond the
 // verdict first, instability of the verdict last.
-var severity = []Kind{KindTouchedTable, KindCalledFunction, KindExplainRelation, KindWrite, KindOtherAction,
+var severity = []Kind{KindTouchedTable, KindCalledFunction, KindExplainRelation, KindCastObligation, KindWrite, KindOtherAction,
 	KindNotOneStatement, KindRowsDiffer, KindVerdictUnstable, KindVerifierError}
 
 // primaryKind is the most serious kind among problems; shrinking keeps it.

@@ -1,7 +1,13 @@
-// Package fuzz holds dbeast's cross-dialect fuzz targets and the shapes
-// they grow from. The dialect packages fuzz their own verifier with the
-// corpus as seeds (verifier/*/fuzz_test.go); what lives here runs the
-// same generated input through every dialect at once.
+// Package fuzz holds dbeast's fuzz targets that cross packages, and the
+// shapes they grow from. The dialect packages fuzz their own verifier with
+// the corpus as seeds (verifier/*/fuzz_test.go); what lives here runs the
+// same generated input through every dialect at once (FuzzDeepInputs),
+// through the differential harness against live servers (FuzzPostgres,
+// FuzzMySQL, FuzzSQLite, seeded from the corpus and conformance/gen), and
+// through a running `dbeast serve` process over MCP (FuzzServe: mutated
+// tool calls, every one answered with a success or a contract error code,
+// the process still up). make fuzz runs them all; make test runs their
+// seeds.
 //
 // Shapes builds the deep and long SQL families the parsers are most
 // likely to choke on: operator chains, nesting of every bracketing form,

@@ -168,7 +168,8 @@ func Hostile(d verifier.Dialect, schema string) Gen {
 }
 
 // Sample returns n deterministic cases for dialect d drawn with seed:
-// mostly allowed reads, one in four hostile. The same seed gives the same
+// mostly allowed reads (analytics, widened and deep ones among them), one
+// in four hostile. The same seed gives the same
 // texts, so a CI slice is reproducible.
 func Sample(d verifier.Dialect, schema string, seed int64, n int) []string {
 	next := Sampler(d, schema, seed)
@@ -185,6 +186,7 @@ func Sample(d verifier.Dialect, schema string, seed int64, n int) []string {
 func Sampler(d verifier.Dialect, schema string, seed int64) func() string {
 	r := rand.New(rand.NewSource(seed))
 	q, h, sc, an := Query(d, schema), Hostile(d, schema), Scoping(d, schema), Analytics(d, schema)
+	wi, dp := Widened(d, schema), Deep(d, schema)
 	i := 0
 	return func() string {
 		g := q
@@ -194,8 +196,13 @@ func Sampler(d verifier.Dialect, schema string, seed int64) func() string {
 		case 3:
 			g = h
 		}
-		if an != nil && i%8 == 2 { // *_analytics.go: one in eight
+		switch {
+		case an != nil && i%8 == 2: // *_analytics.go: one in eight
 			g = an
+		case i%64 == 6: // deep.go: one in 64
+			g = dp
+		case wi != nil && i%8 == 6: // widened.go: the rest of one in eight
+			g = wi
 		}
 		i++
 		return g(r)

@@ -96,7 +96,7 @@ func (b *builder) newAlias(prefix string) string {
 func (b *builder) derivedCol(t Table) Column {
 	for {
 		c := t.Columns[1+b.r.Intn(len(t.Columns)-1)]
-		if !verifier.WholeRowFunctions[c.Name] {
+		if !verifier.WholeRowFunctions[c.Name] && c.Kind != Stamp {
 			return c
 		}
 	}
@@ -117,6 +117,9 @@ func (b *builder) col(sc []rel, k Kind, any bool) (string, Kind, bool) {
 	var cs []cand
 	for _, r := range sc {
 		for _, c := range r.cols {
+			if c.Kind == Stamp && k != Stamp {
+				continue // only the widened generators compare it
+			}
 			if any || c.Kind == k || (k == Num && c.Kind == Int) {
 				cs = append(cs, cand{r, c})
 			}

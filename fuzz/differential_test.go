@@ -1,20 +1,23 @@
-package conformance_test
+package fuzz_test
 
-// The go test -fuzz targets of the verifier, one per dialect
-// (FuzzPostgres, FuzzMySQL, FuzzSQLite), seeded from the case corpus and
-// generated scoping shapes. Each target runs the verifier on the input;
+// The differential go test -fuzz targets, one per dialect (FuzzPostgres,
+// FuzzMySQL, FuzzSQLite), seeded from the case corpus, generated scoping
+// shapes, the widened safe mode's families and deep and long reads up to
+// the 64 KiB limit (conformance/gen). Each target runs the verifier on the input;
 // an accepted input's normalized SQL must re-verify to the same verdict,
 // and, where a live engine is available (SQLite always; PostgreSQL and
 // MySQL when DBEAST_TEST_POSTGRES_DSN / DBEAST_TEST_MYSQL_DSN is set),
 // the harness's differential check runs on it and must report no
-// disagreement. An external test package, so it drives the harness only
-// through its exported API, as a user would.
+// disagreement. They cross packages (verifier, conformance, corpus), so
+// they live here, in an external test package that drives the harness
+// only through its exported API, as a user would.
 //
-//	go test ./conformance -run '^$' -fuzz '^FuzzSQLite$' -fuzztime 20000x -parallel 1
+//	go test ./fuzz -run '^$' -fuzz '^FuzzSQLite$' -fuzztime 20000x -parallel 1
 
 import (
 	"context"
 	"encoding/json"
+	"math/rand"
 	"os"
 	"strings"
 	"sync"
@@ -100,6 +103,25 @@ func seed(f *testing.F, d verifier.Dialect) {
 	}
 	for _, q := range gen.SampleScoping(d, schema, 1, 20) {
 		f.Add(q)
+	}
+	// The widened families, a few reads each, and every deep family at a
+	// small size, one near the depth bound and one past it (a flat
+	// family's is then some 10-30 KB): the mutator grows and breaks them
+	// near the parsers' limits. Not at the 64 KiB limit itself: SQLite's
+	// normalized text quotes every name, so an accepted read just under
+	// the limit normalizes to a text over it that re-verifies as
+	// input_too_large (a verifier finding, reported; gen.Deep still draws
+	// the largest size in one case of four).
+	r := rand.New(rand.NewSource(1))
+	for _, fam := range gen.WidenedFamilies(d) {
+		for i := 0; i < 3; i++ {
+			f.Add(gen.WidenedQuery(r, d, schema, fam))
+		}
+	}
+	for _, name := range gen.DeepFamilyNames() {
+		for _, n := range []int{3, 150, 2000} {
+			f.Add(gen.DeepQuery(r, d, schema, name, gen.Tables[1], n))
+		}
 	}
 }
 
