@@ -25,11 +25,26 @@ func Verify(in verifier.Input) (v *verifier.Verdict, err error) {
 	}()
 	switch in.Dialect {
 	case verifier.Postgres:
-		return postgres.Verify(in)
+		v, err = postgres.Verify(in)
 	case verifier.MySQL:
-		return mysql.Verify(in)
+		v, err = mysql.Verify(in)
 	case verifier.SQLite:
-		return sqlite.Verify(in)
+		v, err = sqlite.Verify(in)
+	default:
+		return nil, verifier.Refuse(verifier.CodeParseError)
 	}
-	return nil, verifier.Refuse(verifier.CodeParseError)
+	return normalizedFits(in, v, err)
+}
+
+// normalizedFits refuses an accepted read whose regenerated text is
+// larger than the input limit. The printer may lengthen a read (SQLite's
+// quotes every name, so a.id becomes "a"."id"), and what runs is that
+// text: a read just under the limit would otherwise run as one over it,
+// and the regenerated text would not verify again, which every verdict
+// must.
+func normalizedFits(in verifier.Input, v *verifier.Verdict, err error) (*verifier.Verdict, error) {
+	if err != nil || v == nil || len(v.NormalizedSQL) <= verifier.MaxSQLBytes {
+		return v, err
+	}
+	return nil, verifier.Annotate(verifier.Refuse(verifier.CodeInputTooLarge), in.Dialect, verifier.MaxSQLBytes, len(in.SQL))
 }
