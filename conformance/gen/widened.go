@@ -33,6 +33,7 @@ const (
 	FamilyJSONOperators  Family = "json_operators"  // SQLite
 	FamilyPrintf         Family = "printf"          // SQLite
 	FamilyDistinctTables Family = "distinct_tables" // every dialect
+	FamilyCalendar       Family = "calendar"        // PostgreSQL: the generate_series spine
 	// FamilyBuiltins draws, six at a time, the allowlist's functions and
 	// cast targets that no other family draws often enough to appear in
 	// every CI slice (TestGrammarCoverage finds them).
@@ -43,7 +44,7 @@ const (
 func WidenedFamilies(d verifier.Dialect) []Family {
 	switch d {
 	case verifier.Postgres:
-		return []Family{FamilyTypedCasts, FamilyJSONLength, FamilyDistinctTables, FamilyBuiltins}
+		return []Family{FamilyTypedCasts, FamilyJSONLength, FamilyDistinctTables, FamilyCalendar, FamilyBuiltins}
 	case verifier.MySQL:
 		return []Family{FamilyConditionals, FamilyDateFunctions, FamilySubstringIndex, FamilyDistinctTables, FamilyBuiltins}
 	case verifier.SQLite:
@@ -232,6 +233,35 @@ func (a *analytics) distinctTables(d verifier.Dialect) string {
 	return strings.Join(parts, " UNION ALL ")
 }
 
+// calendar writes a PostgreSQL read over a generate_series spine of
+// timestamps (verifier/postgres/series.go: constant timestamp bounds, a
+// positive one-unit interval step, at most 10000 rows) joined to orders.
+func (a *analytics) calendar() string {
+	o := ordersTable()
+	steps := []string{"1 day", "2 days", "6 hours", "1 week", "1 month", "90 minutes"}
+	step := steps[a.r.Intn(len(steps))]
+	from := "timestamp '2024-01-" + twoDigits(1+a.r.Intn(28)) + "'"
+	to := "timestamp '2024-0" + itoa(2+a.r.Intn(8)) + "-" + twoDigits(1+a.r.Intn(28)) + " 12:00:00'"
+	spine := "generate_series(" + from + ", " + to + ", interval '" + step + "') AS g(day)"
+	join := " LEFT JOIN " + a.schema + "." + o.Name + " AS a ON a.placed_at >= g.day AND a.placed_at < g.day + interval '" + step + "'"
+	switch a.r.Intn(3) {
+	case 0:
+		return "SELECT g.day::date AS day, count(a.id) AS n FROM " + spine + join + " GROUP BY g.day ORDER BY 1"
+	case 1:
+		return "SELECT g.day, sum(a.amount) AS total, max(a.id) FROM " + spine + join + " GROUP BY g.day ORDER BY 1"
+	}
+	return "SELECT a.id, g.day FROM " + a.schema + "." + o.Name + " AS a JOIN " + spine +
+		" ON a.placed_at < g.day WHERE a.id < " + itoa(3+a.r.Intn(5)) + " ORDER BY 1, 2"
+}
+
+// twoDigits writes 1 to 99 as two digits.
+func twoDigits(n int) string {
+	if n < 10 {
+		return "0" + itoa(n)
+	}
+	return itoa(n)
+}
+
 // widenedQuery writes one read of widened family f in dialect d.
 func (a *analytics) widenedQuery(d verifier.Dialect, f Family) string {
 	a.t = Tables[a.r.Intn(len(Tables))]
@@ -244,6 +274,8 @@ func (a *analytics) widenedQuery(d verifier.Dialect, f Family) string {
 		return a.keywordQuery()
 	case FamilyDistinctTables:
 		return a.distinctTables(d)
+	case FamilyCalendar:
+		return a.calendar()
 	case FamilyFilter:
 		g := a.col(Text)
 		if !strings.HasPrefix(g, "a.") {
