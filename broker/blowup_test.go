@@ -5,29 +5,11 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/dbeast/dbeast/engines/sqlite"
+	"github.com/dbeast/dbeast/internal/testmem"
 )
-
-// rssKB reads a /proc/self/status field in kB, skipping where there is none.
-func rssKB(t *testing.T, field string) int64 {
-	t.Helper()
-	raw, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Skipf("no /proc/self/status: %v", err)
-	}
-	for _, line := range strings.Split(string(raw), "\n") {
-		if rest, ok := strings.CutPrefix(line, field+":"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return n
-		}
-	}
-	t.Skipf("no %s", field)
-	return 0
-}
 
 // TestBlowUpThroughBroker: issue 13's 12-level blow-up sent by an agent as
 // full SQL and approved once ends as limit_exceeded (not by the deadline)
@@ -52,7 +34,7 @@ func TestBlowUpThroughBroker(t *testing.T) {
 	}
 	runtime.GC()
 	debug.FreeOSMemory()
-	idle := rssKB(t, "VmRSS")
+	idle := testmem.SelfKB(t, "VmRSS")
 	hwm := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
 	m, code := a.call("request_sql", map[string]any{"source_id": e.srcID, "sql": q})
 	switch code {
@@ -65,7 +47,7 @@ func TestBlowUpThroughBroker(t *testing.T) {
 			t.Fatalf("blow-up: %v", m)
 		}
 		if hwm {
-			peak := rssKB(t, "VmHWM")
+			peak := testmem.SelfKB(t, "VmHWM")
 			t.Logf("idle %d kB, peak %d kB", idle, peak)
 			if peak-idle > sqlite.ReadBudget>>10 {
 				t.Fatalf("peak RSS %d kB above idle, budget %d kB", peak-idle, sqlite.ReadBudget>>10)

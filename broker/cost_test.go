@@ -15,6 +15,7 @@ import (
 
 	"github.com/dbeast/dbeast/engines"
 	"github.com/dbeast/dbeast/engines/postgres"
+	"github.com/dbeast/dbeast/internal/testmem"
 	"github.com/dbeast/dbeast/verifier"
 )
 
@@ -64,13 +65,13 @@ func TestLargeCellThroughBroker(t *testing.T) {
 	}
 	runtime.GC()
 	debug.FreeOSMemory()
-	before := rssKB(t, "VmRSS")
+	before := testmem.SelfKB(t, "VmRSS")
 	if os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) != nil {
 		t.Skip("cannot reset the RSS high-water mark")
 	}
 	id, _, _ := a.query("SELECT b.s FROM dbeast_brkcell.big AS b")
 	m := a.wait(id)
-	peak := rssKB(t, "VmHWM")
+	peak := testmem.SelfKB(t, "VmHWM")
 	t.Logf("before %d kB, peak %d kB", before, peak)
 	if statusOf(m) != StatusFailed || errCodeOf(m) != CodeLimitExceeded {
 		t.Fatalf("the 400 MB read: %v", m)

@@ -6,30 +6,11 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"strconv"
-	"strings"
 	"testing"
 
+	"github.com/dbeast/dbeast/internal/testmem"
 	gomysql "github.com/go-sql-driver/mysql"
 )
-
-// procStatusKB reads a /proc/self/status field in kB, skipping where there
-// is none.
-func procStatusKB(t *testing.T, field string) int64 {
-	t.Helper()
-	raw, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Skipf("no /proc/self/status: %v", err)
-	}
-	for _, line := range strings.Split(string(raw), "\n") {
-		if rest, ok := strings.CutPrefix(line, field+":"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return n
-		}
-	}
-	t.Skipf("no %s", field)
-	return 0
-}
 
 // readBudgetKB is the broker's memory budget for one read (64 MiB).
 const readBudgetKB = 64 << 10
@@ -86,7 +67,7 @@ func TestMySQLWideRowStaysOutOfTheBroker(t *testing.T) {
 	}
 	runtime.GC()
 	debug.FreeOSMemory()
-	idle := procStatusKB(t, "VmRSS")
+	idle := testmem.SelfKB(t, "VmRSS")
 	hwm := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
 	m, code := a.call("query_sql", map[string]any{"source_id": e.srcID,
 		"sql": "select c1, c2, c3, c4, c5 from " + table})
@@ -97,7 +78,7 @@ func TestMySQLWideRowStaysOutOfTheBroker(t *testing.T) {
 		t.Fatalf("the wide row: %q %v, want failed with %s", code, m, CodeLimitExceeded)
 	}
 	if hwm {
-		peak := procStatusKB(t, "VmHWM")
+		peak := testmem.SelfKB(t, "VmHWM")
 		t.Logf("idle %d kB, peak %d kB", idle, peak)
 		if peak-idle > readBudgetKB {
 			t.Fatalf("peak RSS %d kB above idle, budget %d kB", peak-idle, readBudgetKB)

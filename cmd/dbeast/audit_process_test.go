@@ -16,13 +16,13 @@ import (
 // processConsole sends one console API request to a serve process with
 // the token in tokenFile and decodes the JSON answer into out; it returns
 // the status and the raw body.
-func processConsole(t *testing.T, p *cliServe, tokenFile, method, path string, out any) (int, string) {
+func processConsole(t *testing.T, p *serveHarness, tokenFile, method, path string, out any) (int, string) {
 	t.Helper()
 	tok, err := os.ReadFile(tokenFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, _ := http.NewRequest(method, strings.TrimSuffix(p.consoleURL, "/")+path, nil)
+	req, _ := http.NewRequest(method, strings.TrimSuffix(p.consoleURL(), "/")+path, nil)
 	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -67,8 +67,8 @@ func TestServeKeepsTheRecordAndTheSecrets(t *testing.T) {
 	db.Close()
 
 	tokenFile := filepath.Join(dir, "console.token")
-	p := startCLIServe(t, "--state-dir", filepath.Join(dir, "state"), "--console-token-file", tokenFile)
-	api := []string{"--console", p.consoleURL, "--console-token-file", tokenFile}
+	p := startServeHarness(t, serveOptions{args: []string{"--state-dir", filepath.Join(dir, "state"), "--console-token-file", tokenFile}})
+	api := []string{"--console", p.consoleURL(), "--console-token-file", tokenFile}
 	mustCLI(t, append([]string{"source", "add", "--alias", "notes", dbPath}, api...)...)
 	tokens := map[string]string{}
 	for _, label := range []string{"writer", "other"} {

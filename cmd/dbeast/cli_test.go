@@ -19,8 +19,8 @@ func TestCLIFromEmptyStateToQuery(t *testing.T) {
 	pgDSN, myDSN, myDB := liveTables(t, table)
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "console.token")
-	p := startCLIServe(t, "--state-dir", filepath.Join(dir, "state"), "--console-token-file", tokenFile)
-	api := []string{"--console", p.consoleURL, "--console-token-file", tokenFile}
+	p := startServeHarness(t, serveOptions{args: []string{"--state-dir", filepath.Join(dir, "state"), "--console-token-file", tokenFile}})
+	api := []string{"--console", p.consoleURL(), "--console-token-file", tokenFile}
 
 	mustCLI(t, append([]string{"source", "add", "--alias", "pg", pgDSN}, api...)...)
 	mustCLI(t, append([]string{"source", "add", "--alias", "maria", myDSN}, api...)...)
@@ -116,8 +116,8 @@ func TestCLISourceAddReportsTheProblem(t *testing.T) {
 	}
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "console.token")
-	p := startCLIServe(t, "--state-dir", filepath.Join(dir, "state"), "--console-token-file", tokenFile)
-	api := []string{"--console", p.consoleURL, "--console-token-file", tokenFile}
+	p := startServeHarness(t, serveOptions{args: []string{"--state-dir", filepath.Join(dir, "state"), "--console-token-file", tokenFile}})
+	api := []string{"--console", p.consoleURL(), "--console-token-file", tokenFile}
 	u, _ := url.Parse(pgDSN)
 	missingDB := *u
 	missingDB.Path = "/cli30_no_such_db"
@@ -158,7 +158,7 @@ func TestCreateConnectionIsIdempotentAsAService(t *testing.T) {
 		"--create-connection", "ci agent", "--connection-token-file", filepath.Join(dir, "agent.token")}
 	var first string
 	for i := 0; i < 2; i++ {
-		p := startCLIServe(t, args...)
+		p := startServeHarness(t, serveOptions{args: args})
 		out := p.out.String()
 		if !strings.Contains(out, "Console:      http://") || !strings.Contains(out, "#code=dbo_") || strings.Contains(out, "dbc_") {
 			t.Fatalf("start %d output:\n%s", i+1, out)
@@ -170,12 +170,12 @@ func TestCreateConnectionIsIdempotentAsAService(t *testing.T) {
 			t.Fatal("the second start rewrote the token file")
 		}
 		var conns []map[string]any
-		json.Unmarshal([]byte(mustCLI(t, "connection", "list", "--json", "--console", p.consoleURL, "--console-token-file", filepath.Join(dir, "console.token"))), &conns)
+		json.Unmarshal([]byte(mustCLI(t, "connection", "list", "--json", "--console", p.consoleURL(), "--console-token-file", filepath.Join(dir, "console.token"))), &conns)
 		if len(conns) != 1 {
 			t.Fatalf("start %d: %d connections", i+1, len(conns))
 		}
 		p.cmd.Process.Signal(os.Interrupt)
-		p.cmd.Wait()
+		<-p.done
 	}
 }
 
@@ -184,9 +184,9 @@ func TestCreateConnectionIsIdempotentAsAService(t *testing.T) {
 func TestServeLogsJSONToAFile(t *testing.T) {
 	dir := t.TempDir()
 	logFile := filepath.Join(dir, "dbeast.log")
-	p := startCLIServe(t, "--state-dir", filepath.Join(dir, "state"), "--log-file", logFile, "--log-format", "json")
+	p := startServeHarness(t, serveOptions{args: []string{"--state-dir", filepath.Join(dir, "state"), "--log-file", logFile, "--log-format", "json"}})
 	p.cmd.Process.Signal(os.Interrupt)
-	p.cmd.Wait()
+	<-p.done
 	raw := mustRead(t, logFile)
 	lines := strings.Split(strings.TrimSpace(raw), "\n")
 	var first map[string]any

@@ -127,8 +127,8 @@ level = "read"
 	}
 	write(true)
 	consoleToken := filepath.Join(dir, "console.token")
-	p := startCLIServe(t, "--state-dir", filepath.Join(dir, "state"), "--console-token-file", consoleToken, "--config", cfgFile)
-	api := []string{"--console", p.consoleURL, "--console-token-file", consoleToken}
+	p := startServeHarness(t, serveOptions{args: []string{"--state-dir", filepath.Join(dir, "state"), "--console-token-file", consoleToken, "--config", cfgFile}})
+	api := []string{"--console", p.consoleURL(), "--console-token-file", consoleToken}
 
 	tok, err := os.ReadFile(agentToken)
 	if err != nil || !strings.HasPrefix(string(tok), "dbc_") {
@@ -152,18 +152,18 @@ level = "read"
 	if status != "pending" {
 		t.Fatalf("unshared table: %s", status)
 	}
-	if code, body := consoleCall(t, p.consoleURL, consoleToken, "POST", "/api/requests/"+askID+"/approve", map[string]string{"scope": "source"}); code != 200 {
+	if code, body := consoleCall(t, p.consoleURL(), consoleToken, "POST", "/api/requests/"+askID+"/approve", map[string]string{"scope": "source"}); code != 200 {
 		t.Fatalf("approve: %d %s", code, body)
 	}
 	rowsOf(t, a.wait(askID))
-	if _, body := consoleCall(t, p.consoleURL, consoleToken, "GET", "/api/sessions", nil); !strings.Contains(string(body), `"scope":"source","source_id":"`+pgSrc) {
+	if _, body := consoleCall(t, p.consoleURL(), consoleToken, "GET", "/api/sessions", nil); !strings.Contains(string(body), `"scope":"source","source_id":"`+pgSrc) {
 		t.Fatalf("the approval granted no source grant: %s", body)
 	}
 
 	snapshot := func() string {
 		var s []string
 		for _, path := range []string{"/api/sources", "/api/connections", "/api/sharing"} {
-			code, body := consoleCall(t, p.consoleURL, consoleToken, "GET", path, nil)
+			code, body := consoleCall(t, p.consoleURL(), consoleToken, "GET", path, nil)
 			if code != 200 {
 				t.Fatalf("%s: %d", path, code)
 			}
@@ -191,7 +191,7 @@ level = "read"
 	var conns []struct {
 		ID string `json:"connection_id"`
 	}
-	_, body := consoleCall(t, p.consoleURL, consoleToken, "GET", "/api/connections", nil)
+	_, body := consoleCall(t, p.consoleURL(), consoleToken, "GET", "/api/connections", nil)
 	json.Unmarshal(body, &conns)
 	for _, c := range []struct {
 		method, path string
@@ -202,7 +202,7 @@ level = "read"
 		{"DELETE", "/api/connections/" + conns[0].ID, nil},
 		{"PUT", "/api/sharing", map[string]any{"connection_id": conns[0].ID, "source_id": pgSrc, "database_level": "read_write"}},
 	} {
-		if code, _ := consoleCall(t, p.consoleURL, consoleToken, c.method, c.path, c.body); code != http.StatusConflict {
+		if code, _ := consoleCall(t, p.consoleURL(), consoleToken, c.method, c.path, c.body); code != http.StatusConflict {
 			t.Fatalf("%s %s of a managed object: %d, want 409", c.method, c.path, code)
 		}
 	}
@@ -215,7 +215,7 @@ level = "read"
 	if out := mustCLI(t, append([]string{"reload"}, api...)...); !strings.Contains(out, "1 removed") {
 		t.Fatalf("reload after removing the share: %s", out)
 	}
-	_, body = consoleCall(t, p.consoleURL, consoleToken, "GET", "/api/sessions", nil)
+	_, body = consoleCall(t, p.consoleURL(), consoleToken, "GET", "/api/sessions", nil)
 	if strings.Contains(string(body), pgSrc) {
 		t.Fatalf("the session still holds a grant on the source: %s", body)
 	}

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,150 +83,6 @@ func (c *childProcess) exited() (string, bool) {
 		return fmt.Sprintf("the process exited (%v); stderr:\n%s", st, tail), true
 	default:
 		return "", false
-	}
-}
-
-// deepServe is a running `dbeast serve` child with its endpoints.
-type deepServe struct {
-	*childProcess
-	mcp, api, consoleToken string
-}
-
-// startDeepServe starts `dbeast serve` on ephemeral loopback ports with a new
-// state directory and waits until it announces its endpoints.
-func startDeepServe(t *testing.T) *deepServe {
-	t.Helper()
-	dir := t.TempDir()
-	tokenFile := filepath.Join(dir, "console-token")
-	c, out := startChild(t, nil, "serve", "--state-dir", filepath.Join(dir, "state"),
-		"--listen", "127.0.0.1:0", "--console", "127.0.0.1:0", "--console-token-file", tokenFile, "--log-level", "error")
-	s := &deepServe{childProcess: c}
-	ready := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			line := sc.Text()
-			if v, ok := strings.CutPrefix(line, "MCP endpoint: "); ok {
-				s.mcp = strings.TrimSpace(v)
-			}
-			if v, ok := strings.CutPrefix(line, "Console API:  "); ok {
-				api, _, _ := strings.Cut(v, " ")
-				s.api = strings.TrimSuffix(strings.TrimSuffix(api, "/"), "/api") // paths start at /api
-			}
-			if strings.HasPrefix(line, "Press Ctrl-C") {
-				close(ready)
-			}
-		}
-		io.Copy(io.Discard, out)
-	}()
-	select {
-	case <-ready:
-	case <-c.done:
-		msg, _ := c.exited()
-		t.Fatalf("dbeast serve did not start: %s", msg)
-	case <-time.After(30 * time.Second):
-		t.Fatal("dbeast serve did not announce its endpoints within 30 s")
-	}
-	raw, err := os.ReadFile(tokenFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.consoleToken = strings.TrimSpace(string(raw))
-	return s
-}
-
-// console sends one console API request and decodes the answer into out.
-func (s *deepServe) console(t *testing.T, method, path string, body, out any) {
-	t.Helper()
-	raw, _ := json.Marshal(body)
-	req, _ := http.NewRequest(method, strings.TrimSuffix(s.api, "/")+path, bytes.NewReader(raw))
-	req.Header.Set("Authorization", "Bearer "+s.consoleToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("console %s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode >= 300 {
-		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("console %s %s: %d %s", method, path, resp.StatusCode, b)
-	}
-	if out != nil {
-		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-			t.Fatalf("console %s %s: %v", method, path, err)
-		}
-	}
-}
-
-// toolReply is what a tools/call answered: the structured result, or the
-// tool error's code and message.
-type toolReply struct {
-	result        map[string]any
-	code, message string
-}
-
-var deepKey atomic.Int64
-
-// call sends one tools/call with the agent token over real HTTP, waiting
-// out the per-connection rate limit (429). A transport failure, the usual
-// sign of a crashed broker, fails the test with the process's exit status
-// and the head of its stderr.
-func (s *deepServe) call(t *testing.T, agentToken, name string, args map[string]any) toolReply {
-	t.Helper()
-	if name == "query_sql" || name == "request_sql" {
-		args["request_key"] = fmt.Sprintf("6f1c2a4e-8b7d-4c1e-9a3f-%012d", deepKey.Add(1))
-	}
-	// Without HTML escaping, so that 64 KiB of "<<" stays under the 256 KiB
-	// body limit.
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.Encode(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-		"params": map[string]any{"name": name, "arguments": args}})
-	body := buf.Bytes()
-	for attempt := 0; ; attempt++ {
-		req, _ := http.NewRequest("POST", s.mcp, bytes.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+agentToken)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			time.Sleep(200 * time.Millisecond) // let the exit be seen
-			if msg, ok := s.exited(); ok {
-				t.Fatalf("%s: %v: %s", name, err, msg)
-			}
-			t.Fatalf("%s: %v", name, err)
-		}
-		raw, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusTooManyRequests && attempt < 100 {
-			time.Sleep(60 * time.Millisecond)
-			continue
-		}
-		if resp.StatusCode != 200 {
-			t.Fatalf("%s: HTTP %d", name, resp.StatusCode)
-		}
-		var out struct {
-			Result struct {
-				IsError           bool             `json:"isError"`
-				Content           []map[string]any `json:"content"`
-				StructuredContent map[string]any   `json:"structuredContent"`
-			} `json:"result"`
-		}
-		if err := json.Unmarshal(raw, &out); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if !out.Result.IsError {
-			return toolReply{result: out.Result.StructuredContent}
-		}
-		var e struct {
-			Error struct{ Code, Message string } `json:"error"`
-		}
-		if len(out.Result.Content) == 1 {
-			text, _ := out.Result.Content[0]["text"].(string)
-			json.Unmarshal([]byte(text), &e)
-		}
-		return toolReply{code: e.Error.Code, message: e.Error.Message}
 	}
 }
 
@@ -312,7 +167,9 @@ func (ms refusalMessages) has(msg string) bool {
 // pre-parse bound, PostgreSQL's first 24,000-operator chain killed the
 // process with SIGSEGV inside pg_query.
 func TestDeepInputsDoNotKillServe(t *testing.T) {
-	s := startDeepServe(t)
+	dir := t.TempDir()
+	tokenFile := filepath.Join(dir, "console-token")
+	s := startServeHarness(t, serveOptions{args: stateServeArgs(filepath.Join(dir, "state"), tokenFile, "error"), tokenFile: tokenFile})
 	sources := deepSources(t)
 	var wg sync.WaitGroup
 	for _, src := range sources {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -65,66 +64,6 @@ func mustCLI(t *testing.T, args ...string) string {
 		t.Fatalf("dbeast %v: exit %d\nstdout: %s\nstderr: %s", args, code, out, errOut)
 	}
 	return out
-}
-
-// cliServe is a running `dbeast serve` process.
-type cliServe struct {
-	cmd                *exec.Cmd
-	mcpURL, consoleURL string
-	out                *syncBuffer
-}
-
-// startCLIServe starts dbeast serve with args and waits for its
-// "Press Ctrl-C" line; the test's cleanup stops it with SIGTERM.
-func startCLIServe(t *testing.T, args ...string) *cliServe {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := dbeastCmd(ctx, append([]string{"serve", "--listen", "127.0.0.1:0", "--console", "127.0.0.1:0"}, args...)...)
-	p := &cliServe{cmd: cmd, out: &syncBuffer{}}
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = pw, p.out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pw.Close()
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cancel()
-			<-done
-		}
-		cancel()
-	})
-	ready := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			line := sc.Text()
-			p.out.Write([]byte(line + "\n"))
-			switch {
-			case strings.HasPrefix(line, "MCP endpoint: "):
-				p.mcpURL = strings.TrimSpace(strings.TrimPrefix(line, "MCP endpoint: "))
-			case strings.HasPrefix(line, "Console API:  "):
-				u := strings.Fields(strings.TrimPrefix(line, "Console API:  "))[0]
-				p.consoleURL = strings.TrimSuffix(u, "api/")
-			case strings.HasPrefix(line, "Press Ctrl-C"):
-				close(ready)
-			}
-		}
-	}()
-	select {
-	case <-ready:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("dbeast serve did not start:\n%s", p.out.String())
-	}
-	return p
 }
 
 // mcpTool is one stateless JSON-RPC tools/call over real HTTP.

@@ -18,151 +18,13 @@ import (
 	"time"
 )
 
-// serveProcess is a running `dbeast serve` child process.
-type serveProcess struct {
-	cmd *exec.Cmd
-	// mcpURL and apiURL are the endpoints serve printed; token is the
-	// console token from its token file.
-	mcpURL, apiURL, token string
-	exited                chan struct{}
-	out                   *syncBuffer
-}
-
-// serveCommand is `dbeast serve` on state directory dir, writing its
-// console token to tokenFile. With inherited sockets it runs through sh,
-// which sets LISTEN_PID to its own pid and then execs serve (the pid
-// stays), as systemd does: the sockets become descriptors 3, 4, … with
-// LISTEN_FDS and LISTEN_FDNAMES naming them.
-func serveCommand(t *testing.T, dir, tokenFile string, inherited []*os.File, names []string) *exec.Cmd {
-	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"serve", "--state-dir", dir, "--listen", "127.0.0.1:0", "--console", "127.0.0.1:0",
-		"--console-token-file", tokenFile, "--log-level", "warn"}
-	var cmd *exec.Cmd
-	env := append(os.Environ(), runMainEnv+"=1") // TestMain runs main
-	if len(inherited) > 0 {
-		cmd = exec.Command("sh", append([]string{"-c", `LISTEN_PID=$$ exec "$0" "$@"`, exe}, args...)...)
-		cmd.ExtraFiles = inherited
-		env = append(env, fmt.Sprintf("LISTEN_FDS=%d", len(inherited)))
-		if names != nil {
-			env = append(env, "LISTEN_FDNAMES="+strings.Join(names, ":"))
-		}
-	} else {
-		cmd = exec.Command(exe, args...)
-	}
-	cmd.Env = env
-	return cmd
-}
-
-// startServe starts `dbeast serve` (see serveCommand) and waits until it
-// says it serves. The process is killed at the end of the test.
-func startServe(t *testing.T, dir string, inherited []*os.File, names []string) *serveProcess {
-	t.Helper()
+// crashableServe is the options of the socket tests' serve on state
+// directory dir with inherited sockets (none when nil), killed with
+// SIGKILL (a crash) when it stops.
+func crashableServe(t *testing.T, dir string, inherited []*os.File, names []string) serveOptions {
 	tokenFile := filepath.Join(t.TempDir(), "console-token")
-	cmd := serveCommand(t, dir, tokenFile, inherited, names)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &serveProcess{cmd: cmd, exited: make(chan struct{}), out: &syncBuffer{}}
-	cmd.Stderr = p.out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.kill(t) })
-	lines := make(chan string)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
-	go func() { cmd.Wait(); close(p.exited) }()
-	timeout := time.After(30 * time.Second)
-	for ready := false; !ready; {
-		select {
-		case line, ok := <-lines:
-			if !ok {
-				<-p.exited
-				t.Fatalf("serve exited before it served: %v\n%s", cmd.ProcessState, p.out.String())
-			}
-			if u, ok := strings.CutPrefix(line, "MCP endpoint: "); ok {
-				p.mcpURL = strings.TrimSpace(u)
-			}
-			if u, ok := strings.CutPrefix(line, "Console API:  "); ok {
-				p.apiURL, _, _ = strings.Cut(u, " ")
-			}
-			ready = strings.HasPrefix(line, "Press Ctrl-C")
-		case <-timeout:
-			t.Fatalf("serve did not start within 30 s\n%s", p.out.String())
-		}
-	}
-	go func() {
-		for range lines {
-		}
-	}()
-	raw, err := os.ReadFile(tokenFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.token = strings.TrimSpace(string(raw))
-	if p.mcpURL == "" || p.apiURL == "" || p.token == "" {
-		t.Fatalf("serve printed no MCP endpoint, console API or token: %q %q", p.mcpURL, p.apiURL)
-	}
-	return p
-}
-
-// kill ends the process with SIGKILL (a crash) and waits for it.
-func (p *serveProcess) kill(t *testing.T) {
-	p.cmd.Process.Signal(syscall.SIGKILL)
-	select {
-	case <-p.exited:
-	case <-time.After(10 * time.Second):
-		t.Errorf("serve (pid %d) did not exit after SIGKILL", p.cmd.Process.Pid)
-	}
-}
-
-// console sends a console API request with the console token within
-// timeout and decodes the JSON answer into out.
-func (p *serveProcess) console(t *testing.T, timeout time.Duration, method, path string, body, out any) error {
-	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		raw, _ := json.Marshal(body)
-		rd = bytes.NewReader(raw)
-	}
-	req, _ := http.NewRequest(method, strings.TrimSuffix(p.apiURL, "/api/")+path, rd)
-	req.Header.Set("Authorization", "Bearer "+p.token)
-	// A new connection each time, as a new console client (the tray,
-	// dbeast open) makes: a kept-alive one would pass the listener by.
-	tr := &http.Transport{}
-	defer tr.CloseIdleConnections()
-	resp, err := (&http.Client{Timeout: timeout, Transport: tr}).Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode >= 300 {
-		return fmt.Errorf("%s %s: status %d", method, path, resp.StatusCode)
-	}
-	return json.NewDecoder(resp.Body).Decode(out)
-}
-
-// newAgent creates an agent connection through the console API and
-// returns its token.
-func (p *serveProcess) newAgent(t *testing.T) string {
-	t.Helper()
-	var nc struct {
-		Token string `json:"token"`
-	}
-	if err := p.console(t, 10*time.Second, "POST", "/api/connections", map[string]string{"label": "agent"}, &nc); err != nil || nc.Token == "" {
-		t.Fatalf("create connection: %v", err)
-	}
-	return nc.Token
+	return serveOptions{args: stateServeArgs(dir, tokenFile, "warn"), tokenFile: tokenFile,
+		inherited: inherited, names: names, stop: syscall.SIGKILL, strictStop: true}
 }
 
 // beginSession is an agent's begin_session over real HTTP (a stateless
@@ -257,7 +119,7 @@ func TestTokenlessConnectionsDoNotLockOutAgents(t *testing.T) {
 			t.Skipf("RLIMIT_NOFILE is %d (hard %d); the test needs 4096 descriptors", lim.Cur, lim.Max)
 		}
 	}
-	p := startServe(t, filepath.Join(t.TempDir(), "state"), nil, nil)
+	p := startServeHarness(t, crashableServe(t, filepath.Join(t.TempDir(), "state"), nil, nil))
 	agent := p.newAgent(t)
 	mcpAuthority := strings.TrimSuffix(strings.TrimPrefix(p.mcpURL, "http://"), "/mcp")
 	consoleAuthority := strings.TrimSuffix(strings.TrimPrefix(p.apiURL, "http://"), "/api/")
@@ -282,7 +144,7 @@ func TestTokenlessConnectionsDoNotLockOutAgents(t *testing.T) {
 		var st struct {
 			Running bool `json:"running"`
 		}
-		serverErr = p.console(t, time.Second, "GET", "/api/server", nil, &st)
+		serverErr = p.consoleWithin(t, time.Second, "GET", "/api/server", nil, &st)
 		if serverErr == nil && !st.Running {
 			serverErr = fmt.Errorf("GET /api/server says the MCP server is not running")
 		}
@@ -346,7 +208,7 @@ func TestServeOnInheritedSockets(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state")
 	mcpAuthority := mcpLn.Addr().String()
 
-	first := startServe(t, dir, files, names)
+	first := startServeHarness(t, crashableServe(t, dir, files, names))
 	if want := "http://" + mcpAuthority + "/mcp"; first.mcpURL != want {
 		t.Fatalf("serve's MCP endpoint is %s, want the inherited %s", first.mcpURL, want)
 	}
@@ -367,7 +229,7 @@ func TestServeOnInheritedSockets(t *testing.T) {
 		t.Errorf("Host %s on the inherited socket: %d, want 403", req.Host, resp.StatusCode)
 	}
 
-	first.kill(t)
+	first.stop(t)
 	if ln, err := net.Listen("tcp", mcpAuthority); err == nil {
 		ln.Close()
 		t.Fatal("with the broker dead, another process could bind the MCP port")
@@ -383,7 +245,7 @@ func TestServeOnInheritedSockets(t *testing.T) {
 		"Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\nContent-Length: %d\r\n\r\n%s",
 		mcpAuthority, agent, len(body), body)
 
-	second := startServe(t, dir, files, names)
+	second := startServeHarness(t, crashableServe(t, dir, files, names))
 	pending.SetReadDeadline(time.Now().Add(20 * time.Second))
 	resp, err := http.ReadResponse(bufio.NewReader(pending), nil)
 	if err != nil {
@@ -432,7 +294,8 @@ func TestServeRefusesUnusableInheritedSocket(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "state")
-			cmd := serveCommand(t, dir, filepath.Join(t.TempDir(), "token"), []*os.File{socketFile(t, tc.socket)}, tc.names)
+			cmd := serveCommand(t, serveOptions{args: stateServeArgs(dir, filepath.Join(t.TempDir(), "token"), "warn"),
+				inherited: []*os.File{socketFile(t, tc.socket)}, names: tc.names})
 			done := make(chan struct{})
 			defer close(done)
 			go func() {
@@ -482,14 +345,15 @@ func TestServeUnderSystemdSocketActivate(t *testing.T) {
 	tokenFile := filepath.Join(t.TempDir(), "console-token")
 	cmd := exec.Command(ssa, "-l", mcpAddr, "-l", consoleAddr, "--fdname=mcp:console", "-E", runMainEnv+"=1",
 		exe, "serve", "--state-dir", filepath.Join(t.TempDir(), "state"), "--console-token-file", tokenFile, "--log-level", "warn")
-	p := &serveProcess{cmd: cmd, exited: make(chan struct{}), out: &syncBuffer{},
-		mcpURL: "http://" + mcpAddr + "/mcp", apiURL: "http://" + consoleAddr + "/api/"}
+	p := &serveHarness{cmd: cmd, done: make(chan struct{}), out: &syncBuffer{}, stdout: &syncBuffer{},
+		mcpURL: "http://" + mcpAddr + "/mcp", apiURL: "http://" + consoleAddr + "/api/",
+		opts: serveOptions{stop: syscall.SIGKILL, strictStop: true}}
 	cmd.Stdout, cmd.Stderr = p.out, p.out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { cmd.Wait(); close(p.exited) }()
-	t.Cleanup(func() { p.kill(t) })
+	p.watch()
+	t.Cleanup(func() { p.stop(t) })
 
 	// The first connection makes the tool exec serve; it is served once
 	// serve runs.
@@ -510,7 +374,7 @@ func TestServeUnderSystemdSocketActivate(t *testing.T) {
 			break
 		}
 		select {
-		case <-p.exited:
+		case <-p.done:
 			t.Fatalf("serve exited: %v\n%s", cmd.ProcessState, p.out.String())
 		case <-time.After(20 * time.Millisecond):
 		}

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -22,16 +20,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// stateServe is one `dbeast serve` process started by startStateServe.
-type stateServe struct {
-	cmd     *exec.Cmd
-	mcp     string // the MCP endpoint URL
-	console string // the console API's base URL, ending in /api
-	token   string // the console token
-	stdout  *bytes.Buffer
-	done    chan struct{}
-}
-
 // stateDBeastCmd is a command running this binary as dbeast (TestMain,
 // runMainEnv) with args; env
 // is added to the test's environment.
@@ -41,128 +29,14 @@ func stateDBeastCmd(env []string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// startStateServe starts `dbeast serve` on stateDir with free ports and waits
-// until it serves; it is stopped (SIGTERM) when the test ends.
-func startStateServe(t *testing.T, stateDir string, env []string) *stateServe {
+// startStateServe starts `dbeast serve` on stateDir with free ports and
+// env added to the environment, and waits until it serves; it is stopped
+// (SIGTERM) when the test ends.
+func startStateServe(t *testing.T, stateDir string, env []string) *serveHarness {
 	t.Helper()
 	tokenFile := filepath.Join(t.TempDir(), "console-token")
-	cmd := stateDBeastCmd(env, "serve", "--state-dir", stateDir, "--listen", "127.0.0.1:0", "--console", "127.0.0.1:0",
-		"--console-token-file", tokenFile, "--log-level", "error")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &stateServe{cmd: cmd, stdout: &bytes.Buffer{}, done: make(chan struct{})}
-	ready := make(chan struct{})
-	go func() {
-		defer close(p.done)
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			line := sc.Text()
-			p.stdout.WriteString(line + "\n")
-			if u, ok := strings.CutPrefix(line, "MCP endpoint: "); ok {
-				p.mcp = strings.TrimSpace(u)
-			}
-			if u, ok := strings.CutPrefix(line, "Console API:  "); ok {
-				p.console = strings.TrimSuffix(strings.Fields(u)[0], "/")
-			}
-			if line == "Press Ctrl-C to stop." {
-				close(ready)
-			}
-		}
-		cmd.Wait()
-	}()
-	t.Cleanup(func() { p.stop(t) })
-	select {
-	case <-ready:
-	case <-p.done:
-		t.Fatalf("dbeast serve exited: %s", stderr.String())
-	case <-time.After(20 * time.Second):
-		t.Fatal("dbeast serve did not start in 20 s")
-	}
-	raw, err := os.ReadFile(tokenFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.token = strings.TrimSpace(string(raw))
-	return p
-}
-
-// stop ends the process with SIGTERM (a clean stop), or kills it after
-// 10 s.
-func (p *stateServe) stop(t *testing.T) {
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(10 * time.Second):
-		p.cmd.Process.Kill()
-		<-p.done
-		t.Errorf("dbeast serve did not stop on SIGTERM")
-	}
-}
-
-// api sends a console API request and decodes a JSON answer into out.
-func (p *stateServe) api(t *testing.T, method, path string, body, out any) int {
-	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		raw, _ := json.Marshal(body)
-		rd = bytes.NewReader(raw)
-	}
-	req, _ := http.NewRequest(method, p.console+path, rd)
-	req.Header.Set("Authorization", "Bearer "+p.token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("console %s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	if out != nil {
-		json.NewDecoder(resp.Body).Decode(out)
-	}
-	return resp.StatusCode
-}
-
-// tool is one stateless tools/call over real HTTP with an agent token:
-// the HTTP status and the structured result.
-func (p *stateServe) tool(t *testing.T, token, name string, args map[string]any) (int, map[string]any) {
-	t.Helper()
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-		"params": map[string]any{"name": name, "arguments": args}})
-	req, _ := http.NewRequest("POST", p.mcp, bytes.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out struct {
-		Result struct {
-			StructuredContent map[string]any `json:"structuredContent"`
-		} `json:"result"`
-	}
-	json.NewDecoder(resp.Body).Decode(&out)
-	return resp.StatusCode, out.Result.StructuredContent
-}
-
-// catalog is the number of sources token's agent sees, or -1 when the
-// token is refused.
-func (p *stateServe) catalog(t *testing.T, token string) int {
-	t.Helper()
-	st, s := p.tool(t, token, "begin_session", map[string]any{"label": "test"})
-	if st != http.StatusOK {
-		return -1
-	}
-	_, c := p.tool(t, token, "list_catalog", map[string]any{"session_token": s["session_token"]})
-	srcs, _ := c["sources"].([]any)
-	return len(srcs)
+	return startServeHarness(t, serveOptions{args: stateServeArgs(stateDir, tokenFile, "error"), tokenFile: tokenFile,
+		env: env, stop: syscall.SIGTERM, strictStop: true})
 }
 
 // limitFileSize sets the soft RLIMIT_FSIZE of the process: a save that
@@ -399,7 +273,7 @@ func TestStaleSaveFilesRemovedAtStart(t *testing.T) {
 		defer close(saving)
 		send := func(method, path string, body any) (*http.Response, error) {
 			raw, _ := json.Marshal(body)
-			req, _ := http.NewRequest(method, p.console+path, bytes.NewReader(raw))
+			req, _ := http.NewRequest(method, strings.TrimSuffix(p.apiURL, "/")+path, bytes.NewReader(raw))
 			req.Header.Set("Authorization", "Bearer "+p.token)
 			return http.DefaultClient.Do(req)
 		}

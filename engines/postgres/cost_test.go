@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/dbeast/dbeast/engines"
+	"github.com/dbeast/dbeast/internal/testmem"
 	"github.com/dbeast/dbeast/verifier"
 	"github.com/dbeast/dbeast/verifier/dialect"
 )
@@ -18,27 +18,6 @@ import (
 // (docs/safe-sql.md, "What one read may cost"). A fresh backend of the
 // test server has about 2 to 6 MB.
 const pooledBackendBudget = 16 << 20
-
-// backendAnonKB reads the private resident memory of a local server
-// process, skipping where /proc does not show it (a remote server).
-func backendAnonKB(t *testing.T, pid uint32) int64 {
-	t.Helper()
-	raw, err := os.ReadFile("/proc/" + strconv.Itoa(int(pid)) + "/status")
-	if err != nil {
-		t.Skipf("the server process is not visible in /proc (a remote server?): %v", err)
-	}
-	for _, line := range strings.Split(string(raw), "\n") {
-		if rest, ok := strings.CutPrefix(line, "RssAnon:"); ok {
-			n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
-	}
-	t.Skip("no RssAnon in /proc status")
-	return 0
-}
 
 // zoneRead is a verified read of dbeast_pgengine.vals comparing its
 // timestamptz column with n timestamps, each in a zone of its own (a
@@ -80,7 +59,7 @@ func TestZoneCacheDoesNotOutliveRead(t *testing.T) {
 		e.Close()
 	}
 	for _, pid := range idlePIDs(src) {
-		if kb := backendAnonKB(t, pid); kb > pooledBackendBudget>>10 {
+		if kb := testmem.ProcessKB(t, int(pid), "RssAnon"); kb > pooledBackendBudget>>10 {
 			t.Errorf("pooled backend %d holds %d kB, budget %d kB", pid, kb, pooledBackendBudget>>10)
 		}
 		if seen[pid] {
@@ -91,23 +70,6 @@ func TestZoneCacheDoesNotOutliveRead(t *testing.T) {
 	if len(idlePIDs(src)) == 0 {
 		t.Error("a read without zone names did not go back to the pool")
 	}
-}
-
-// selfKB reads a /proc/self/status field in kB.
-func selfKB(t *testing.T, field string) int64 {
-	t.Helper()
-	raw, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Skipf("no /proc/self/status: %v", err)
-	}
-	for _, line := range strings.Split(string(raw), "\n") {
-		if rest, ok := strings.CutPrefix(line, field+":"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return n
-		}
-	}
-	t.Skipf("no %s in /proc/self/status", field)
-	return 0
 }
 
 // readBudget is the broker's documented memory bound for one read (the
@@ -144,13 +106,13 @@ func TestLargeCellBoundedAtSource(t *testing.T) {
 	} else {
 		wantErr(t, err, engines.CodeLimit, engines.ReasonCellTooLarge)
 	}
-	before := selfKB(t, "VmRSS")
+	before := testmem.SelfKB(t, "VmRSS")
 	if os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) != nil {
 		t.Skip("cannot reset the RSS high-water mark")
 	}
 	e = openEngine(t, engines.Source{})
 	_, _, err := e.Read(context.Background(), verdict("big"))
-	peak := selfKB(t, "VmHWM")
+	peak := testmem.SelfKB(t, "VmHWM")
 	t.Logf("before %d kB, peak %d kB: %v", before, peak, err)
 	wantErr(t, err, engines.CodeLimit, ReasonMessageTooLarge)
 	if peak-before > readBudget>>10 {
@@ -190,7 +152,7 @@ func TestGrowthAggregateReadLeavesNoLastingCost(t *testing.T) {
 	if len(pooled) != 1 || pooled[0] != pid {
 		t.Fatalf("the read's backend %d is not the pooled one (%v)", pid, pooled)
 	}
-	kb := backendAnonKB(t, pid)
+	kb := testmem.ProcessKB(t, int(pid), "RssAnon")
 	t.Logf("pooled backend: %d kB", kb)
 	if kb > pooledBackendBudget>>10 {
 		t.Errorf("pooled backend holds %d kB after the read, budget %d kB", kb, pooledBackendBudget>>10)
