@@ -51,6 +51,26 @@ func loseOnceSeen(in verifier.Input) (*verifier.Verdict, error) {
 	return v, nil
 }
 
+// acceptSpineSubquery plants a verifier bug in the calendar spine: a
+// generate_series bound that adds a scalar subquery's count of days is
+// verified as if the bound were the constant alone, so the subquery's
+// table is missing from the verdict.
+func acceptSpineSubquery(in verifier.Input) (*verifier.Verdict, error) {
+	sub := regexp.MustCompile(`\s*\+\s*\(SELECT count\(\*\) FROM [a-z_]+\.[a-z_]+ AS x\) \* interval '1 day'`)
+	v, err := dialect.Verify(in)
+	if err == nil || !sub.MatchString(in.SQL) {
+		return v, err
+	}
+	c := in
+	c.SQL = sub.ReplaceAllString(in.SQL, "")
+	v, err2 := dialect.Verify(c)
+	if err2 != nil {
+		return nil, err
+	}
+	v.NormalizedSQL = in.SQL
+	return v, nil
+}
+
 // manyRefs is a read with refs scalar subqueries on the fixture's tables
 // in schema s and, when extra is not empty, one more on the table extra.
 func manyRefs(s string, refs int, extra string) string {
@@ -132,7 +152,8 @@ func reportServerErrors(t *testing.T, e Engine, cases []Case) {
 // that the harness reports it and shrinks it to a text that keeps it:
 // PostgreSQL's type-aware casts without their obligation (the plan casts
 // a text column to date), a user function named jsonb_array_length in the
-// fixture schema accepted as the built-in; MariaDB's stored functions
+// fixture schema accepted as the built-in, a calendar spine whose bound
+// hides a subquery; MariaDB's stored functions
 // named like built-ins inside IF, TIMESTAMPDIFF and SUBSTRING_INDEX;
 // SQLite's unlisted functions inside iif, FILTER, ->> and printf and an
 // unqualified table behind keyword-named columns; and in every dialect a
@@ -161,6 +182,9 @@ func TestWidenedPlantedBugs(t *testing.T) {
 				return "SELECT o.id, " + s + ".jsonb_array_length(('[' || o.id || ']')::jsonb), jsonb_array_length('[1]'::jsonb) FROM " + s + ".orders AS o ORDER BY 1"
 			}, KindCalledFunction, ".jsonb_array_length(", 24, false},
 			{gen.FamilyDistinctTables, plain(loseOnceSeen), func(s string) string { return manyRefs(s, 18, gen.Secret) }, KindTouchedTable, gen.Secret, 0, true},
+			{gen.FamilyCalendar, plain(acceptSpineSubquery), func(s string) string {
+				return "SELECT g.day::date, count(o.id) FROM generate_series(timestamp '2024-01-01', timestamp '2024-01-02' + (SELECT count(*) FROM " + s + "." + gen.Secret + " AS x) * interval '1 day', interval '1 day') AS g(day) LEFT JOIN " + s + ".orders AS o ON o.placed_at >= g.day GROUP BY g.day ORDER BY 1"
+			}, KindTouchedTable, gen.Secret, 0, false},
 		},
 		"mysql": {
 			{gen.FamilyConditionals, qualified, func(s string) string {
