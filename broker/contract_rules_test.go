@@ -161,7 +161,7 @@ func TestSharedSourceLimit(t *testing.T) {
 // across a new session of the same connection and across Stop/Start of
 // the MCP server.
 func TestSlotsOutliveSessionsAndRestart(t *testing.T) {
-	e := newReqEnv(t, false)
+	e := newReqEnv(t, false, shortSubmitWait)
 	hold := make(chan struct{})
 	closing := make(chan struct{}, 64)
 	e.drv.mu.Lock()
@@ -224,7 +224,7 @@ func TestSlotsOutliveSessionsAndRestart(t *testing.T) {
 // a status that suggests the write was rolled back (revoked, cancelled,
 // failed), and cancelling again changes nothing.
 func TestRevocationDuringFullSQL(t *testing.T) {
-	e := newReqEnv(t, false)
+	e := newReqEnv(t, false, shortSubmitWait)
 	a := e.agent("agent")
 	full := func(sql string) (string, Status) {
 		id, st, _ := a.submit("request_sql", map[string]any{"source_id": e.srcID, "sql": sql})
@@ -298,7 +298,7 @@ const maxBeginAnswerBytes = 3400
 // broker enforces), and the usage instructions; a pending or running
 // request carries poll_after_ms, a finished one does not.
 func TestBeginSessionAnswer(t *testing.T) {
-	e := newReqEnv(t, false)
+	e := newReqEnv(t, false, shortSubmitWait)
 	nc := e.newConnection("agent")
 	cs := e.mustConnect(nc.Token, "")
 	e.clock.Advance(time.Minute)

@@ -102,12 +102,14 @@ type reqEnv struct {
 	drv         *slowEngineDriver
 }
 
-func newReqEnv(t *testing.T, readOnly bool) *reqEnv {
+// newReqEnv starts the broker, running setup on it before Start (as
+// newEnv does), and adds the fixture source.
+func newReqEnv(t *testing.T, readOnly bool, setup ...func(*Broker)) *reqEnv {
 	t.Helper()
 	drv := &slowEngineDriver{}
-	e := newEnv(t, "", func(b *Broker) {
+	e := newEnv(t, "", append([]func(*Broker){func(b *Broker) {
 		b.cfg.Drivers = map[engines.Kind]engines.Driver{engines.SQLite: drv}
-	})
+	}}, setup...)...)
 	path := makeFixture(t)
 	var out map[string]string
 	if st := e.console("POST", "/api/sources", map[string]any{"kind": "sqlite", "path": path, "read_only": readOnly}, &out); st != http.StatusCreated {
@@ -115,6 +117,14 @@ func newReqEnv(t *testing.T, readOnly bool) *reqEnv {
 	}
 	return &reqEnv{env: e, srcID: out["source_id"], path: path, drv: drv}
 }
+
+// shortSubmitWait is a newReqEnv setup for tests whose requests are known
+// to stay running or pending (an engine held or stalled, a slow cross
+// join, a busy slot): submit answers with the same status after 250 ms
+// instead of the contract's 2 s, which otherwise dominates such tests.
+// Tests that expect a covered request to complete before the answer keep
+// the full wait.
+func shortSubmitWait(b *Broker) { b.submitWait = 250 * time.Millisecond }
 
 // agent is one connection with a live session.
 type agent struct {

@@ -18,10 +18,10 @@ import (
 
 // serverEnv is a broker with the PostgreSQL and MySQL drivers and one
 // source of kind with dsn.
-func serverEnv(t *testing.T, kind engines.Kind, dsn string) *reqEnv {
-	e := newEnv(t, "", func(b *Broker) {
+func serverEnv(t *testing.T, kind engines.Kind, dsn string, setup ...func(*Broker)) *reqEnv {
+	e := newEnv(t, "", append([]func(*Broker){func(b *Broker) {
 		b.cfg.Drivers = map[engines.Kind]engines.Driver{engines.Postgres: postgres.Driver{}, engines.MySQL: mysql.Driver{}}
-	})
+	}}, setup...)...)
 	var out map[string]string
 	if st := e.console("POST", "/api/sources", map[string]any{"kind": kind, "dsn": dsn}, &out); st != http.StatusCreated {
 		t.Fatalf("add source: %d", st)

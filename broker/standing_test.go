@@ -179,7 +179,7 @@ func TestSourceRemovedRevokes(t *testing.T) {
 // when the sharing is narrowed is revoked at once, never hands over a
 // result, and its task is cancelled (its slot comes free).
 func TestNarrowingRevokesRunningRead(t *testing.T) {
-	e := newReqEnv(t, false)
+	e := newReqEnv(t, false, shortSubmitWait)
 	a := e.agent("agent")
 	e.share(a.connID, LevelRead)
 	id, st, _ := a.query(slowSQL)
