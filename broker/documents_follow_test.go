@@ -63,6 +63,7 @@ func (a *agent) catalogDoc(id string) map[string]any {
 // with markUnavailableLocked keeping the text (the deleted file's
 // snapshot was still listed with its bytes).
 func TestDocumentFollowsEdits(t *testing.T) {
+	t.Parallel()
 	e := newReqEnv(t, false)
 	a := e.agent("agent")
 	path := filepath.Join(t.TempDir(), "notes.txt")

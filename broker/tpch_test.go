@@ -26,7 +26,9 @@ import (
 // enginetest.TPCHRun). Every answer fits the broker's 500-row and 256 KiB
 // result limits, so none may come back truncated.
 func TestTPCHThroughBroker(t *testing.T) {
+	t.Parallel() // own schema, database and broker per dialect
 	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
 		dsn := os.Getenv("DBEAST_TEST_POSTGRES_DSN")
 		if dsn == "" {
 			t.Skip("DBEAST_TEST_POSTGRES_DSN is not set: TPC-H through the broker on PostgreSQL needs a live server")
@@ -47,6 +49,7 @@ func TestTPCHThroughBroker(t *testing.T) {
 		}.Run(t)
 	})
 	t.Run("mariadb", func(t *testing.T) {
+		t.Parallel()
 		dsn, db, admin := tpchMySQL(t)
 		e := tpchEnv(t, map[string]any{"kind": engines.MySQL, "dsn": dsn})
 		enginetest.TPCHRun{
@@ -59,6 +62,7 @@ func TestTPCHThroughBroker(t *testing.T) {
 		}.Run(t)
 	})
 	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
 		path, db := enginetest.SQLiteTPCH(t)
 		e := tpchEnv(t, map[string]any{"kind": engines.SQLite, "path": path, "read_only": true})
 		enginetest.TPCHRun{
