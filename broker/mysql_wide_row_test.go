@@ -103,7 +103,7 @@ func TestMySQLWideRowStaysOutOfTheBroker(t *testing.T) {
 			t.Fatalf("peak RSS %d kB above idle, budget %d kB", peak-idle, readBudgetKB)
 		}
 	}
-	if _, st, res := a.query("select id from " + table); st != StatusCompleted || len(rowsOf(res)) != 1 {
+	if _, st, res := a.query("select id from " + table); st != StatusCompleted || len(res.rows()) != 1 {
 		t.Fatalf("read after the wide row: %s", st)
 	}
 }

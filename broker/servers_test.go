@@ -41,12 +41,12 @@ func checkServerPath(t *testing.T, e *reqEnv, schema, warning string) {
 	if statusOf(m) != StatusCompleted {
 		t.Fatalf("query: %v", m)
 	}
-	rows := rowsOf(m["result"].(map[string]any))
+	rows := resultOf(t, m).rows()
 	if len(rows) != 1 || rows[0][1] != fixBigInt || rows[0][2] != "12345678901234567890.123456789" {
 		t.Fatalf("rows = %v", rows)
 	}
 	_, st, res := a.submit("read_table", map[string]any{"source_id": e.srcID, "table": map[string]any{"schema": schema, "name": "brk_items"}, "columns": []string{"id"}, "limit": 5})
-	if st != StatusCompleted || len(rowsOf(res)) != 1 {
+	if st != StatusCompleted || len(res.rows()) != 1 {
 		t.Fatalf("read_table under table grant: %s %v", st, res)
 	}
 	id, _, _ = a.submit("request_sql", map[string]any{"source_id": e.srcID, "sql": "UPDATE " + schema + ".brk_items SET big = big WHERE id = 1"})

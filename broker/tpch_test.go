@@ -107,17 +107,12 @@ func tpchRead(e *reqEnv) func(t *testing.T, sql string) *engines.Result {
 			if statusOf(m) != StatusCompleted {
 				t.Fatalf("query_sql: %v", m)
 			}
-			res, _ = m["result"].(map[string]any)
+			res = resultOf(t, m)
 		}
 		if res == nil {
 			t.Fatal("completed without a result")
 		}
-		out := &engines.Result{Rows: rowsOf(res)}
-		out.Truncated, _ = res["truncated"].(bool)
-		for _, c := range res["columns"].([]any) {
-			out.Columns = append(out.Columns, c.(string))
-		}
-		return out
+		return &engines.Result{Columns: res.Columns, Rows: res.Rows, Truncated: res.Truncated}
 	}
 }
 
