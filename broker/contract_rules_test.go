@@ -37,6 +37,7 @@ func writeFile(t *testing.T, dir, name string, n int) string {
 // TestDocumentLimits: at most 128 open documents, 4 MiB per snapshot and
 // 16 MiB for all snapshots together, also when a refresh grows one.
 func TestDocumentLimits(t *testing.T) {
+	t.Parallel() // each case its own broker and files
 	open := func(e *env, path string) (int, string) {
 		var out map[string]any
 		st := e.console("POST", "/api/documents", map[string]any{"path": path}, &out)
@@ -134,6 +135,7 @@ func TestDocumentLimits(t *testing.T) {
 
 // TestSharedSourceLimit: at most 128 sources are configured for sharing.
 func TestSharedSourceLimit(t *testing.T) {
+	t.Parallel() // 128 saved states: waits on the disk
 	e := newEnv(t, "")
 	path := filepath.Join(t.TempDir(), "db.sqlite")
 	if err := os.WriteFile(path, nil, 0o600); err != nil {
@@ -161,6 +163,7 @@ func TestSharedSourceLimit(t *testing.T) {
 // across a new session of the same connection and across Stop/Start of
 // the MCP server.
 func TestSlotsOutliveSessionsAndRestart(t *testing.T) {
+	t.Parallel()
 	e := newReqEnv(t, false, shortSubmitWait)
 	hold := make(chan struct{})
 	closing := make(chan struct{}, 64)

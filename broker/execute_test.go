@@ -114,6 +114,7 @@ func TestAuthorizerInFullSQL(t *testing.T) {
 // globally; a cancelled task keeps its slot until its engine's Close
 // returned.
 func TestConcurrencyLimits(t *testing.T) {
+	t.Parallel()
 	e := newReqEnv(t, false, shortSubmitWait)
 	hold := make(chan struct{})
 	closing := make(chan struct{}, 64)
