@@ -58,7 +58,7 @@ func TestBlowUpThroughBroker(t *testing.T) {
 	default:
 		t.Fatalf("request_sql: %q %v", code, m)
 	}
-	if _, st, res := a.query("select name from main.items"); st != StatusCompleted || len(rowsOf(res)) != 2 {
+	if _, st, res := a.query("select name from main.items"); st != StatusCompleted || len(res.rows()) != 2 {
 		t.Fatalf("read after the blow-up: %s", st)
 	}
 }

@@ -33,6 +33,10 @@ type Broker struct {
 	mcp       *mcp.Server
 	// reqs holds requests, grants, idempotency keys, slots and documents.
 	reqs *reqState
+	// submitWait is how long submit waits for a request that runs without
+	// a prompt (the contract's 2 s when zero). Tests whose engine is held
+	// on purpose shorten it, so a known-running answer does not cost 2 s.
+	submitWait time.Duration
 
 	mu sync.Mutex
 	// state is the saved state in force and its durable side

@@ -37,6 +37,7 @@ func writeFile(t *testing.T, dir, name string, n int) string {
 // TestDocumentLimits: at most 128 open documents, 4 MiB per snapshot and
 // 16 MiB for all snapshots together, also when a refresh grows one.
 func TestDocumentLimits(t *testing.T) {
+	t.Parallel() // each case its own broker and files
 	open := func(e *env, path string) (int, string) {
 		var out map[string]any
 		st := e.console("POST", "/api/documents", map[string]any{"path": path}, &out)
@@ -134,6 +135,7 @@ func TestDocumentLimits(t *testing.T) {
 
 // TestSharedSourceLimit: at most 128 sources are configured for sharing.
 func TestSharedSourceLimit(t *testing.T) {
+	t.Parallel() // 128 saved states: waits on the disk
 	e := newEnv(t, "")
 	path := filepath.Join(t.TempDir(), "db.sqlite")
 	if err := os.WriteFile(path, nil, 0o600); err != nil {
@@ -161,7 +163,8 @@ func TestSharedSourceLimit(t *testing.T) {
 // across a new session of the same connection and across Stop/Start of
 // the MCP server.
 func TestSlotsOutliveSessionsAndRestart(t *testing.T) {
-	e := newReqEnv(t, false)
+	t.Parallel()
+	e := newReqEnv(t, false, shortSubmitWait)
 	hold := make(chan struct{})
 	closing := make(chan struct{}, 64)
 	e.drv.mu.Lock()
@@ -224,7 +227,7 @@ func TestSlotsOutliveSessionsAndRestart(t *testing.T) {
 // a status that suggests the write was rolled back (revoked, cancelled,
 // failed), and cancelling again changes nothing.
 func TestRevocationDuringFullSQL(t *testing.T) {
-	e := newReqEnv(t, false)
+	e := newReqEnv(t, false, shortSubmitWait)
 	a := e.agent("agent")
 	full := func(sql string) (string, Status) {
 		id, st, _ := a.submit("request_sql", map[string]any{"source_id": e.srcID, "sql": sql})
@@ -298,7 +301,7 @@ const maxBeginAnswerBytes = 3400
 // broker enforces), and the usage instructions; a pending or running
 // request carries poll_after_ms, a finished one does not.
 func TestBeginSessionAnswer(t *testing.T) {
-	e := newReqEnv(t, false)
+	e := newReqEnv(t, false, shortSubmitWait)
 	nc := e.newConnection("agent")
 	cs := e.mustConnect(nc.Token, "")
 	e.clock.Advance(time.Minute)

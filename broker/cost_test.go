@@ -60,7 +60,7 @@ func TestLargeCellThroughBroker(t *testing.T) {
 	e := tpchEnv(t, map[string]any{"kind": engines.Postgres, "dsn": dsn})
 	a := e.agent("cell")
 	e.share(a.connID, LevelRead)
-	if _, st, res := a.query("SELECT b.id FROM dbeast_brkcell.big AS b"); st != StatusCompleted || len(rowsOf(res)) != 1 {
+	if _, st, res := a.query("SELECT b.id FROM dbeast_brkcell.big AS b"); st != StatusCompleted || len(res.rows()) != 1 {
 		t.Fatalf("warm-up: %s", st)
 	}
 	runtime.GC()

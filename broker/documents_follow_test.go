@@ -63,6 +63,7 @@ func (a *agent) catalogDoc(id string) map[string]any {
 // with markUnavailableLocked keeping the text (the deleted file's
 // snapshot was still listed with its bytes).
 func TestDocumentFollowsEdits(t *testing.T) {
+	t.Parallel()
 	e := newReqEnv(t, false)
 	a := e.agent("agent")
 	path := filepath.Join(t.TempDir(), "notes.txt")
@@ -75,7 +76,7 @@ func TestDocumentFollowsEdits(t *testing.T) {
 	read := func(v int) map[string]any { return map[string]any{"file_id": id, "version": v, "length": 100} }
 	rid, _, _ := a.submit("read_open_file", read(1))
 	e.approve(rid, ScopeDocument)
-	if m := a.wait(rid); m["result"].(map[string]any)["text"] != "first text" {
+	if m := a.wait(rid); resultOf(t, m).text() != "first text" {
 		t.Fatalf("version 1: %v", m)
 	}
 
@@ -93,7 +94,7 @@ func TestDocumentFollowsEdits(t *testing.T) {
 		t.Fatalf("version 2 under the version-1 grant: %s, want a prompt", st)
 	}
 	e.approve(rid2, ScopeOnce)
-	if m := a.wait(rid2); m["result"].(map[string]any)["text"] != "second text" {
+	if m := a.wait(rid2); resultOf(t, m).text() != "second text" {
 		t.Fatalf("version 2: %v", m)
 	}
 
@@ -190,7 +191,7 @@ func TestDocumentsSurviveRestart(t *testing.T) {
 	a := &agent{e: re, cs: cs, connID: conn.ID, tok: tok, sid: sid}
 	rid, _, _ := a.submit("read_open_file", map[string]any{"file_id": keptID, "version": 1, "length": 100})
 	re.approve(rid, ScopeDocument)
-	if m := a.wait(rid); m["result"].(map[string]any)["text"] != "content after the restart" {
+	if m := a.wait(rid); resultOf(t, m).text() != "content after the restart" {
 		t.Fatalf("read after restart: %v", m)
 	}
 }

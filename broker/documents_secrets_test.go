@@ -138,7 +138,7 @@ func TestDocumentHoldingADbeastSecretIsRefused(t *testing.T) {
 		t.Fatalf("read: %s", st)
 	}
 	e.approve(rid, "document")
-	if m := a.wait(rid); m["result"].(map[string]any)["text"] != "meeting notes" {
+	if m := a.wait(rid); resultOf(t, m).text() != "meeting notes" {
 		t.Fatalf("clean read: %v", m)
 	}
 	os.WriteFile(path, []byte("meeting notes\nnew agent: "+otherConn.Token+"\n"), 0o600)

@@ -59,12 +59,12 @@ func TestDocuments(t *testing.T) {
 	}
 	e.approve(id, "document")
 	m := a.wait(id)
-	res := m["result"].(map[string]any)
-	if statusOf(m) != StatusCompleted || res["text"] != "llo world" || res["offset"] != float64(3) {
+	res := resultOf(t, m)
+	if statusOf(m) != StatusCompleted || res == nil || res.Text != "llo world" || res.Offset != 3 {
 		t.Fatalf("read result = %v", m)
 	}
 	// The grant covers that snapshot.
-	if _, st, res := a.submit("read_open_file", map[string]any{"file_id": fileID, "version": 1, "length": 100}); st != StatusCompleted || res["eof"] != true {
+	if _, st, res := a.submit("read_open_file", map[string]any{"file_id": fileID, "version": 1, "length": 100}); st != StatusCompleted || res == nil || !res.EOF {
 		t.Fatalf("covered read: %s %v", st, res)
 	}
 	// A new version: the old one is unavailable, the new one asks again.
@@ -85,7 +85,7 @@ func TestDocuments(t *testing.T) {
 		t.Fatalf("new version under the old grant: %s, want pending", st)
 	}
 	e.approve(id, "once")
-	if m := a.wait(id); m["result"].(map[string]any)["text"] != "changed" {
+	if m := a.wait(id); resultOf(t, m).text() != "changed" {
 		t.Fatalf("new version text: %v", m)
 	}
 	// Refreshing an unchanged file keeps the version.

@@ -15,6 +15,7 @@ import (
 // Checked to fail before the fix: after the rename the watch stayed on
 // the moved directory and the document stayed at version 1, followed.
 func TestDocumentDirectoryReplaced(t *testing.T) {
+	t.Parallel()
 	e := newReqEnv(t, false)
 	for _, tc := range []struct {
 		name string
@@ -58,6 +59,7 @@ func TestDocumentDirectoryReplaced(t *testing.T) {
 // only the link's directory was watched and an edit of the target was
 // never seen.
 func TestDocumentLinkFollowed(t *testing.T) {
+	t.Parallel()
 	e := newReqEnv(t, false)
 	target := filepath.Join(t.TempDir(), "notes.txt")
 	if err := os.WriteFile(target, []byte("first"), 0o600); err != nil {
@@ -80,6 +82,7 @@ func TestDocumentLinkFollowed(t *testing.T) {
 // fail before the fix: the document stayed at version 1 for as long as
 // the edits continued.
 func TestDocumentContinuousEdits(t *testing.T) {
+	t.Parallel()
 	e := newReqEnv(t, false)
 	path := filepath.Join(t.TempDir(), "log.txt")
 	if err := os.WriteFile(path, []byte("line 0\n"), 0o600); err != nil {

@@ -16,7 +16,7 @@ const slowSQL = "select count(*) from main.big a, main.big b, main.big c"
 // expired (operation deadline), running → outcome_unknown (a cancelled
 // full SQL statement), running → failed, and ending the session.
 func TestTransitions(t *testing.T) {
-	e := newReqEnv(t, false)
+	e := newReqEnv(t, false, shortSubmitWait)
 	a := e.agent("agent")
 	e.share(a.connID, LevelAsk)
 
@@ -114,7 +114,8 @@ func TestAuthorizerInFullSQL(t *testing.T) {
 // globally; a cancelled task keeps its slot until its engine's Close
 // returned.
 func TestConcurrencyLimits(t *testing.T) {
-	e := newReqEnv(t, false)
+	t.Parallel()
+	e := newReqEnv(t, false, shortSubmitWait)
 	hold := make(chan struct{})
 	closing := make(chan struct{}, 64)
 	e.drv.mu.Lock()

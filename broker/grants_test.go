@@ -32,7 +32,7 @@ func TestGrantKinds(t *testing.T) {
 	}
 	// read_table and a query of that one table run without a prompt.
 	_, st, res := a.submit("read_table", map[string]any{"source_id": e.srcID, "table": map[string]any{"schema": "main", "name": "items"}, "columns": []string{"id", "name"}, "limit": 1, "offset": 1})
-	if st != StatusCompleted || len(rowsOf(res)) != 1 || rowsOf(res)[0][0] != "2" {
+	if st != StatusCompleted || len(res.rows()) != 1 || res.Rows[0][0] != "2" {
 		t.Fatalf("read_table under table grant: %s %v", st, res)
 	}
 	if _, st, _ = a.query("select count(*) from main.items"); st != StatusCompleted {
@@ -84,10 +84,10 @@ func TestGrantKinds(t *testing.T) {
 	// Full SQL grant: this and later statements run without a prompt.
 	e.approve(id, "full_sql")
 	m = a.wait(id)
-	if statusOf(m) != StatusCompleted || m["result"].(map[string]any)["affected_rows"] != float64(1) {
+	if statusOf(m) != StatusCompleted || resultOf(t, m).affected() != 1 {
 		t.Fatalf("full SQL insert = %v", m)
 	}
-	if _, st, res = a.submit("request_sql", map[string]any{"source_id": e.srcID, "sql": "UPDATE main.notes SET body = 'b'"}); st != StatusCompleted || res["affected_rows"] != float64(1) {
+	if _, st, res = a.submit("request_sql", map[string]any{"source_id": e.srcID, "sql": "UPDATE main.notes SET body = 'b'"}); st != StatusCompleted || res.affected() != 1 {
 		t.Fatalf("second full SQL: %s %v", st, res)
 	}
 	if got := countRows(t, e.path, "select count(*) from notes where body = 'b'"); got != 1 {

@@ -22,7 +22,7 @@ func TestIdempotency(t *testing.T) {
 		t.Fatalf("first: %s", st)
 	}
 	id2, st, res := a.submit("request_sql", args)
-	if id2 != id1 || st != StatusCompleted || res["affected_rows"] != float64(1) {
+	if id2 != id1 || st != StatusCompleted || res.affected() != 1 {
 		t.Fatalf("replay: %s %s %v", id2, st, res)
 	}
 	if n := countRows(t, e.path, "select count(*) from notes where body = 'once'"); n != 1 {

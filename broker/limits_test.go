@@ -18,16 +18,16 @@ func TestResultLimits(t *testing.T) {
 	e.share(a.connID, LevelRead)
 
 	_, st, res := a.query("select n from main.big")
-	if st != StatusCompleted || len(rowsOf(res)) != 500 || res["truncated"] != true {
-		t.Fatalf("rows: %s %d %v", st, len(rowsOf(res)), res["truncated"])
+	if st != StatusCompleted || len(res.rows()) != 500 || !res.truncated() {
+		t.Fatalf("rows: %s %d %v", st, len(res.rows()), res.truncated())
 	}
 	_, _, res = a.query("select n from main.big limit 10")
-	if len(rowsOf(res)) != 10 || res["truncated"] != false {
+	if len(res.rows()) != 10 || res.truncated() {
 		t.Fatalf("small read truncated")
 	}
 	_, _, res = a.query("select id, body from main.wide")
-	if n := len(rowsOf(res)); n == 0 || n >= 30 || res["truncated"] != true {
-		t.Fatalf("data limit: %d rows, truncated %v", n, res["truncated"])
+	if n := len(res.rows()); n == 0 || n >= 30 || !res.truncated() {
+		t.Fatalf("data limit: %d rows, truncated %v", n, res.truncated())
 	}
 	id, _, _ := a.query("select body from main.huge")
 	if m := a.wait(id); statusOf(m) != StatusFailed || errCodeOf(m) != CodeLimitExceeded {
@@ -45,13 +45,15 @@ func TestResultLimits(t *testing.T) {
 	if len(wire) > MaxResponseBytes {
 		t.Fatalf("response is %d bytes", len(wire))
 	}
-	var out requestOut
+	var out struct {
+		Status Status        `json:"status"`
+		Result *resultAnswer `json:"result"`
+	}
 	raw, _ := json.Marshal(resp.StructuredContent)
 	json.Unmarshal(raw, &out)
-	r := out.Result.(map[string]any)
-	rows := rowsOf(r)
-	if out.Status != StatusCompleted || r["truncated"] != true || len(rows) == 0 || len(rows) >= 40 {
-		t.Fatalf("response budget: %s, %d rows, truncated %v", out.Status, len(rows), r["truncated"])
+	rows := out.Result.rows()
+	if out.Status != StatusCompleted || !out.Result.truncated() || len(rows) == 0 || len(rows) >= 40 {
+		t.Fatalf("response budget: %s, %d rows, truncated %v", out.Status, len(rows), out.Result.truncated())
 	}
 	if rows[0][1] != strings.Repeat("<", 6000) {
 		t.Fatal("a kept row was altered")

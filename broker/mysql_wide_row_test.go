@@ -35,15 +35,22 @@ func TestMySQLWideRowStaysOutOfTheBroker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A private database named after the DSN's (as tpchMySQL does), so
+	// helpers running this test on one shared server do not drop each
+	// other's table.
+	name := "dbeast_brokerreq"
+	if cfg.DBName != "" {
+		name = cfg.DBName + "_brkwide"
+	}
 	cfg.DBName = ""
 	db, err := sql.Open("mysql", cfg.FormatDSN())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	const table = "dbeast_brokerreq.brk_wide_row"
+	table := name + ".brk_wide_row"
 	stmts := []string{
-		"CREATE DATABASE IF NOT EXISTS dbeast_brokerreq",
+		"CREATE DATABASE IF NOT EXISTS " + name,
 		"DROP TABLE IF EXISTS " + table,
 		"CREATE TABLE " + table + " (id INT PRIMARY KEY, c1 LONGTEXT, c2 LONGTEXT, c3 LONGTEXT, c4 LONGTEXT, c5 LONGTEXT) ENGINE=InnoDB",
 		"INSERT INTO " + table + " (id) VALUES (1)",
@@ -58,7 +65,7 @@ func TestMySQLWideRowStaysOutOfTheBroker(t *testing.T) {
 	}
 	t.Cleanup(func() { _, _ = db.Exec("DROP TABLE IF EXISTS " + table) })
 
-	cfg.DBName = "dbeast_brokerreq"
+	cfg.DBName = name
 	e := serverEnv(t, "mysql", cfg.FormatDSN())
 	e.share(AllConnections, LevelRead)
 	a := e.agent("agent")
@@ -84,7 +91,7 @@ func TestMySQLWideRowStaysOutOfTheBroker(t *testing.T) {
 			t.Fatalf("peak RSS %d kB above idle, budget %d kB", peak-idle, readBudgetKB)
 		}
 	}
-	if _, st, res := a.query("select id from " + table); st != StatusCompleted || len(rowsOf(res)) != 1 {
+	if _, st, res := a.query("select id from " + table); st != StatusCompleted || len(res.rows()) != 1 {
 		t.Fatalf("read after the wide row: %s", st)
 	}
 }

@@ -144,7 +144,7 @@ func TestTableGrantNameCollision(t *testing.T) {
 // hook placed ahead of the broker's own revocation hook submits a write
 // under a session full-SQL grant in exactly that window.
 func TestNarrowingBlocksStartsUntilRevoked(t *testing.T) {
-	e := newReqEnv(t, false)
+	e := newReqEnv(t, false, shortSubmitWait)
 	a := e.agent("agent")
 	e.share(a.connID, LevelRead)
 	id, st, _ := a.submit("request_sql", map[string]any{"source_id": e.srcID, "sql": "INSERT INTO main.notes (body) VALUES ('granted')"})

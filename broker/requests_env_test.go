@@ -102,12 +102,14 @@ type reqEnv struct {
 	drv         *slowEngineDriver
 }
 
-func newReqEnv(t *testing.T, readOnly bool) *reqEnv {
+// newReqEnv starts the broker, running setup on it before Start (as
+// newEnv does), and adds the fixture source.
+func newReqEnv(t *testing.T, readOnly bool, setup ...func(*Broker)) *reqEnv {
 	t.Helper()
 	drv := &slowEngineDriver{}
-	e := newEnv(t, "", func(b *Broker) {
+	e := newEnv(t, "", append([]func(*Broker){func(b *Broker) {
 		b.cfg.Drivers = map[engines.Kind]engines.Driver{engines.SQLite: drv}
-	})
+	}}, setup...)...)
 	path := makeFixture(t)
 	var out map[string]string
 	if st := e.console("POST", "/api/sources", map[string]any{"kind": "sqlite", "path": path, "read_only": readOnly}, &out); st != http.StatusCreated {
@@ -115,6 +117,14 @@ func newReqEnv(t *testing.T, readOnly bool) *reqEnv {
 	}
 	return &reqEnv{env: e, srcID: out["source_id"], path: path, drv: drv}
 }
+
+// shortSubmitWait is a newReqEnv setup for tests whose requests are known
+// to stay running or pending (an engine held or stalled, a slow cross
+// join, a busy slot): submit answers with the same status after 250 ms
+// instead of the contract's 2 s, which otherwise dominates such tests.
+// Tests that expect a covered request to complete before the answer keep
+// the full wait.
+func shortSubmitWait(b *Broker) { b.submitWait = 250 * time.Millisecond }
 
 // agent is one connection with a live session.
 type agent struct {
@@ -161,18 +171,58 @@ func (a *agent) call(tool string, args map[string]any) (map[string]any, Code) {
 	return call(a.e.t, a.cs, tool, m)
 }
 
+// resultAnswer is a completed request's result as the agent decodes it:
+// a query's or write's engines.Result, or read_open_file's docResult;
+// each tool fills its own fields.
+type resultAnswer struct {
+	Columns      []string `json:"columns"`
+	Rows         [][]any  `json:"rows"`
+	Truncated    bool     `json:"truncated"`
+	AffectedRows *int64   `json:"affected_rows"`
+	// read_open_file
+	Offset int    `json:"offset"`
+	EOF    bool   `json:"eof"`
+	Text   string `json:"text"`
+}
+
+// affected is the write's affected_rows, -1 when the result has none.
+func (r *resultAnswer) affected() int64 {
+	if r == nil || r.AffectedRows == nil {
+		return -1
+	}
+	return *r.AffectedRows
+}
+
+// resultOf decodes the result of a tool answer m; nil when it has none
+// (the request is not completed, or its result was revoked).
+func resultOf(t testing.TB, m map[string]any) *resultAnswer {
+	t.Helper()
+	v, ok := m["result"]
+	if !ok || v == nil {
+		return nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("result: %v", err)
+	}
+	var r resultAnswer
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatalf("result is not a result object: %v (%s)", err, raw)
+	}
+	return &r
+}
+
 // submit calls a request tool and fails the test on a tool error.
-func (a *agent) submit(tool string, args map[string]any) (id string, status Status, res map[string]any) {
+func (a *agent) submit(tool string, args map[string]any) (id string, status Status, res *resultAnswer) {
 	a.e.t.Helper()
 	m, code := a.call(tool, args)
 	if code != "" {
 		a.e.t.Fatalf("%s: tool error %s (%v)", tool, code, m)
 	}
-	res, _ = m["result"].(map[string]any)
-	return m["request_id"].(string), Status(m["status"].(string)), res
+	return m["request_id"].(string), Status(m["status"].(string)), resultOf(a.e.t, m)
 }
 
-func (a *agent) query(sql string) (string, Status, map[string]any) {
+func (a *agent) query(sql string) (string, Status, *resultAnswer) {
 	return a.submit("query_sql", map[string]any{"source_id": a.e.srcID, "sql": sql})
 }
 
@@ -262,11 +312,23 @@ func (e *reqEnv) info(id string) RequestInfo {
 	return RequestInfo{}
 }
 
-func rowsOf(res map[string]any) [][]any {
-	raw, _ := json.Marshal(res["rows"])
-	var rows [][]any
-	json.Unmarshal(raw, &rows)
-	return rows
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// rows is r's rows, none when r is nil.
+func (r *resultAnswer) rows() [][]any {
+	if r == nil {
+		return nil
+	}
+	return r.Rows
 }
 
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+// truncated is r's truncated flag, false when r is nil.
+func (r *resultAnswer) truncated() bool { return r != nil && r.Truncated }
+
+// text is a document read's text, empty when r is nil.
+func (r *resultAnswer) text() string {
+	if r == nil {
+		return ""
+	}
+	return r.Text
+}

@@ -18,10 +18,10 @@ import (
 
 // serverEnv is a broker with the PostgreSQL and MySQL drivers and one
 // source of kind with dsn.
-func serverEnv(t *testing.T, kind engines.Kind, dsn string) *reqEnv {
-	e := newEnv(t, "", func(b *Broker) {
+func serverEnv(t *testing.T, kind engines.Kind, dsn string, setup ...func(*Broker)) *reqEnv {
+	e := newEnv(t, "", append([]func(*Broker){func(b *Broker) {
 		b.cfg.Drivers = map[engines.Kind]engines.Driver{engines.Postgres: postgres.Driver{}, engines.MySQL: mysql.Driver{}}
-	})
+	}}, setup...)...)
 	var out map[string]string
 	if st := e.console("POST", "/api/sources", map[string]any{"kind": kind, "dsn": dsn}, &out); st != http.StatusCreated {
 		t.Fatalf("add source: %d", st)
@@ -41,12 +41,12 @@ func checkServerPath(t *testing.T, e *reqEnv, schema, warning string) {
 	if statusOf(m) != StatusCompleted {
 		t.Fatalf("query: %v", m)
 	}
-	rows := rowsOf(m["result"].(map[string]any))
+	rows := resultOf(t, m).rows()
 	if len(rows) != 1 || rows[0][1] != fixBigInt || rows[0][2] != "12345678901234567890.123456789" {
 		t.Fatalf("rows = %v", rows)
 	}
 	_, st, res := a.submit("read_table", map[string]any{"source_id": e.srcID, "table": map[string]any{"schema": schema, "name": "brk_items"}, "columns": []string{"id"}, "limit": 5})
-	if st != StatusCompleted || len(rowsOf(res)) != 1 {
+	if st != StatusCompleted || len(res.rows()) != 1 {
 		t.Fatalf("read_table under table grant: %s %v", st, res)
 	}
 	id, _, _ = a.submit("request_sql", map[string]any{"source_id": e.srcID, "sql": "UPDATE " + schema + ".brk_items SET big = big WHERE id = 1"})

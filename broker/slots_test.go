@@ -12,7 +12,7 @@ import (
 // the fix the new session got a fresh slot and ran at once, so one
 // connection could run a task per re-begin.
 func TestSlotFollowsConnection(t *testing.T) {
-	e := newReqEnv(t, false)
+	e := newReqEnv(t, false, shortSubmitWait)
 	hold := make(chan struct{})
 	closing := make(chan struct{}, 16)
 	e.drv.mu.Lock()

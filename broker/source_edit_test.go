@@ -97,7 +97,7 @@ func checkReconfigured(t *testing.T, e *reqEnv, f editFixture, readSQL string) {
 // UpdateSource removed (the running statement stayed running) and with
 // the read_only flag left out of "reconfigured" (the grant survived).
 func TestSourceEditSQLite(t *testing.T) {
-	e := newReqEnv(t, false)
+	e := newReqEnv(t, false, shortSubmitWait)
 	const readSQL = "select id from main.items"
 	f := setupEdit(t, e, readSQL, slowSQL)
 	a := f.a
@@ -191,7 +191,7 @@ func TestSourceEditPostgresPassword(t *testing.T) {
 		`CREATE TABLE dbeast_srcedit.items (id int PRIMARY KEY)`,
 		`INSERT INTO dbeast_srcedit.items VALUES (1)`,
 	)
-	e := serverEnv(t, engines.Postgres, dsn)
+	e := serverEnv(t, engines.Postgres, dsn, shortSubmitWait)
 	const readSQL = "select id from dbeast_srcedit.items"
 	if st, h := e.testSource(); st != http.StatusOK || !h.OK {
 		t.Fatalf("test connection: %d %+v", st, h)

@@ -52,7 +52,7 @@ func TestStandingTableWrite(t *testing.T) {
 	a := e.agent("agent")
 	e.share(a.connID, LevelAsk, TableShare{Schema: "main", Name: "notes", Access: TableReadWrite})
 	id, st, res := a.submit("request_sql", map[string]any{"source_id": e.srcID, "sql": "insert into main.notes (id, body) values (7, 'x') -- note"})
-	if st != StatusCompleted || res["affected_rows"] != float64(1) {
+	if st != StatusCompleted || res.affected() != 1 {
 		t.Fatalf("standing write: %s %v", st, res)
 	}
 	want := `INSERT INTO "main"."notes" ("id", "body") VALUES (7, 'x')`
@@ -179,7 +179,7 @@ func TestSourceRemovedRevokes(t *testing.T) {
 // when the sharing is narrowed is revoked at once, never hands over a
 // result, and its task is cancelled (its slot comes free).
 func TestNarrowingRevokesRunningRead(t *testing.T) {
-	e := newReqEnv(t, false)
+	e := newReqEnv(t, false, shortSubmitWait)
 	a := e.agent("agent")
 	e.share(a.connID, LevelRead)
 	id, st, _ := a.query(slowSQL)

@@ -29,9 +29,9 @@ func TestStoreServesReaders(t *testing.T) {
 		if st == StatusPending || st == StatusRunning { // not inline on a slow machine
 			m := a.wait(id)
 			st = statusOf(m)
-			res, _ = m["result"].(map[string]any)
+			res = resultOf(t, m)
 		}
-		if st != StatusCompleted || len(rowsOf(res)) != 2 {
+		if st != StatusCompleted || len(res.rows()) != 2 {
 			t.Fatalf("read %d: %s", i, st)
 		}
 		if i == 0 {

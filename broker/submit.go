@@ -116,7 +116,11 @@ func (b *Broker) submit(ctx context.Context, c Call, tok SessionToken, key Reque
 		return out, err
 	}
 	if covered != nil {
-		t := time.NewTimer(2 * time.Second)
+		wait := 2 * time.Second
+		if b.submitWait > 0 {
+			wait = b.submitWait
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-covered:
 		case <-t.C:

@@ -20,6 +20,7 @@ import (
 // (every day of a week joined with every day of the next year's week) is
 // longer than the broker's 500 rows: it must come back truncated at 500.
 func TestTPCDSThroughBroker(t *testing.T) {
+	t.Parallel() // own schema and broker; waits on the server, not on this process
 	dsn := os.Getenv("DBEAST_TEST_POSTGRES_DSN")
 	if dsn == "" {
 		t.Skip("DBEAST_TEST_POSTGRES_DSN is not set: TPC-DS through the broker needs a live PostgreSQL server")

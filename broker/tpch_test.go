@@ -26,7 +26,9 @@ import (
 // enginetest.TPCHRun). Every answer fits the broker's 500-row and 256 KiB
 // result limits, so none may come back truncated.
 func TestTPCHThroughBroker(t *testing.T) {
+	t.Parallel() // own schema, database and broker per dialect
 	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
 		dsn := os.Getenv("DBEAST_TEST_POSTGRES_DSN")
 		if dsn == "" {
 			t.Skip("DBEAST_TEST_POSTGRES_DSN is not set: TPC-H through the broker on PostgreSQL needs a live server")
@@ -47,6 +49,7 @@ func TestTPCHThroughBroker(t *testing.T) {
 		}.Run(t)
 	})
 	t.Run("mariadb", func(t *testing.T) {
+		t.Parallel()
 		dsn, db, admin := tpchMySQL(t)
 		e := tpchEnv(t, map[string]any{"kind": engines.MySQL, "dsn": dsn})
 		enginetest.TPCHRun{
@@ -59,6 +62,7 @@ func TestTPCHThroughBroker(t *testing.T) {
 		}.Run(t)
 	})
 	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
 		path, db := enginetest.SQLiteTPCH(t)
 		e := tpchEnv(t, map[string]any{"kind": engines.SQLite, "path": path, "read_only": true})
 		enginetest.TPCHRun{
@@ -103,17 +107,12 @@ func tpchRead(e *reqEnv) func(t *testing.T, sql string) *engines.Result {
 			if statusOf(m) != StatusCompleted {
 				t.Fatalf("query_sql: %v", m)
 			}
-			res, _ = m["result"].(map[string]any)
+			res = resultOf(t, m)
 		}
 		if res == nil {
 			t.Fatal("completed without a result")
 		}
-		out := &engines.Result{Rows: rowsOf(res)}
-		out.Truncated, _ = res["truncated"].(bool)
-		for _, c := range res["columns"].([]any) {
-			out.Columns = append(out.Columns, c.(string))
-		}
-		return out
+		return &engines.Result{Columns: res.Columns, Rows: res.Rows, Truncated: res.Truncated}
 	}
 }
 

@@ -63,6 +63,7 @@ func (e *stallEngine) Exec(ctx context.Context, sql string, lim engines.Limits) 
 // returns, after which the end of the stall is logged and the slot is
 // free again.
 func TestWatchdogEndsAStalledTaskAndKeepsItsSlot(t *testing.T) {
+	t.Parallel()
 	const (
 		deadline = 300 * time.Millisecond
 		grace    = 300 * time.Millisecond
