@@ -351,3 +351,24 @@ func TestIsConstruct(t *testing.T) {
 		}
 	}
 }
+
+// TestGrowthCapAboveTheBound pins the premise of GrowthCap: an estimate
+// that stops counting at the cap still passes MaxExpressionGrowth, so
+// capping changes no verdict.
+func TestGrowthCapAboveTheBound(t *testing.T) {
+	if GrowthCap <= MaxExpressionGrowth {
+		t.Fatalf("GrowthCap = %d, want more than MaxExpressionGrowth (%d)", GrowthCap, MaxExpressionGrowth)
+	}
+}
+
+func TestCodesSortedAndComplete(t *testing.T) {
+	codes := Codes()
+	if len(codes) != len(messages) {
+		t.Fatalf("Codes() has %d codes, messages %d", len(codes), len(messages))
+	}
+	for i := 1; i < len(codes); i++ {
+		if codes[i-1] >= codes[i] {
+			t.Fatalf("Codes() not sorted: %q before %q", codes[i-1], codes[i])
+		}
+	}
+}
