@@ -79,3 +79,32 @@ func TestRefusalsCarryAnOffset(t *testing.T) {
 		})
 	}
 }
+
+// TestDescendBoundExact pins the walker's own depth bound at its edge:
+// verifier.MaxDepth levels are allowed, one more is too_deep. The text
+// check (verifier.CheckDepth) refuses deeper input before the walker runs,
+// so no corpus query reaches the edge.
+func TestDescendBoundExact(t *testing.T) {
+	for _, tc := range []struct {
+		start  int
+		refuse bool
+	}{{verifier.MaxDepth - 1, false}, {verifier.MaxDepth, true}} {
+		w := &walker{depth: tc.start}
+		refused := func() (r bool) {
+			defer func() {
+				if rec := recover(); rec != nil {
+					ref, ok := rec.(*verifier.Refusal)
+					if !ok || ref.Code != verifier.CodeTooDeep {
+						panic(rec)
+					}
+					r = true
+				}
+			}()
+			w.descend()
+			return false
+		}()
+		if refused != tc.refuse {
+			t.Errorf("descend from depth %d: refused %v, want %v", tc.start, refused, tc.refuse)
+		}
+	}
+}
