@@ -26,19 +26,22 @@ func TestGrowBoundExact(t *testing.T) {
 	const max = verifier.MaxExpressionGrowth
 	tests := []struct {
 		name                 string
+		expr                 string
 		written, substituted int
 		refuse               bool
 	}{
-		{"added exactly the bound", 0, max, false},
-		{"one past the bound", 0, max + 1, true},
-		{"large on both sides, within", max, 2 * max, false},
-		{"large on both sides, past", max, 2*max + 1, true},
+		{"added exactly the bound", "1", 0, max, false},
+		{"one past the bound", "1", 0, max + 1, true},
+		{"large on both sides, within", "1", max, 2 * max, false},
+		{"large on both sides, past", "1", max, 2*max + 1, true},
+		{"a subquery at the bound", "(SELECT 1)", 0, max, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			w := &walker{written: tc.written, substituted: tc.substituted}
-			// A literal is one node written and one substituted.
-			_, err := w.grow(selectExpr(t, "1"), nil)
+			// A literal, and a subquery, is one node written and one
+			// substituted.
+			_, err := w.grow(selectExpr(t, tc.expr), nil)
 			refused := err != nil
 			if refused && !isCode(err, verifier.CodeExpressionTooLarge) {
 				t.Fatalf("grow = %v", err)
