@@ -6,8 +6,11 @@ TEST_TIMEOUT ?= 20m
 # fetches this exact version through the module proxy (checks in
 # staticcheck.conf).
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+# gremlins v0.6.0 (mutation testing, make mutation), installed into bin/ by
+# go install through the module proxy at this exact version.
+GREMLINS_PKG ?= github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
 
-.PHONY: help build demo test race vet lint fmt bench load curves .dbhub fuzz conformance matrix dbeast-matrix chromium tray dist dist-test
+.PHONY: help build demo test race vet lint fmt bench load curves .dbhub fuzz mutation conformance matrix dbeast-matrix chromium tray dist dist-test
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -71,6 +74,11 @@ fuzz: ## run every fuzz target for FUZZTIME (default 20000x; a count, see docs/c
 	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $${FUZZTIME:-20000x} $$par $$p || exit 1; \
 	  done; \
 	done
+
+mutation: ## mutation score of the verifiers and the engines' proof/guard files, per file, resumable (build/mutation.sh; report in artifacts/mutation/)
+	@[ -x bin/gremlins ] && [ "$$(cat bin/.gremlins 2>/dev/null)" = "$(GREMLINS_PKG)" ] || \
+	  { GOBIN=$(CURDIR)/bin $(GO) install $(GREMLINS_PKG) && echo "$(GREMLINS_PKG)" > bin/.gremlins; }
+	GREMLINS=$(CURDIR)/bin/gremlins GREMLINS_PKG=$(GREMLINS_PKG) GO=$(GO) build/mutation.sh
 
 conformance: build ## long differential run against the live engines (CASES=20000, WORKERS=1 by default)
 	./$(BIN) conformance --engine sqlite --cases $${CASES:-20000} --workers $${WORKERS:-1}
