@@ -22,16 +22,22 @@ const mcpPath = "/mcp"
 func (b *Broker) mcpGuard() *httpguard.Guard {
 	return &httpguard.Guard{
 		Authority: b.mcpAuthority, SameOrigin: false, Token: b.authenticate,
-		MaxBody: MaxBodyBytes, Limits: b.limits, RefuseBatches: true,
+		MaxBody: MaxBodyBytes, Limits: b.limits, RefuseBatches: true, MaxIDBytes: MaxRequestIDBytes,
 	}
 }
+
+// MaxRequestIDBytes bounds a JSON-RPC id as written. The SDK echoes the id
+// in its answer, and the response budget reserves a fixed envelope for it
+// and the rest of the wrapper (answerSize): an id of this length, each
+// byte re-encoded as a six-byte escape at worst, still fits.
+const MaxRequestIDBytes = 128
 
 // guard wraps the SDK handler with the MCP endpoint's rules, in this
 // order: exact Host with an origin-form target (403), no Origin at all
 // (403), path (404), method (405), bearer token (401; 429 once the
 // unauthenticated bucket is empty), in-flight slots with a per-connection
 // share (503), global then per-connection rate (429), body size (413),
-// JSON-RPC batch (400). The SDK's own checks are weaker (any loopback
+// JSON-RPC batch or an id over MaxRequestIDBytes (400). The SDK's own checks are weaker (any loopback
 // Host, no Origin rule), hence ours; the rules themselves are
 // httpguard's, shared with the console.
 func (b *Broker) guard(sdk http.Handler) http.Handler {

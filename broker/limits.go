@@ -73,6 +73,7 @@ var limitTable = []limitRow{
 		schema: []string{"read_open_file.length.maximum", "read_open_file.length.minimum"}},
 	{name: "document version", value: maxDocVersion, least: 1,
 		schema: []string{"read_open_file.version.maximum", "read_open_file.version.minimum"}},
+	{name: "JSON-RPC id", value: MaxRequestIDBytes, unit: unitBytes},
 	{name: "label", value: maxLabel, schema: []string{"begin_session.label.maxLength"}},
 	{name: "identifier", value: maxIdentChars, least: 1,
 		schema: []string{"*.table.schema.maxLength", "*.table.schema.minLength", "*.table.name.maxLength", "*.table.name.minLength",

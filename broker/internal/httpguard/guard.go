@@ -15,6 +15,7 @@ package httpguard
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -50,6 +51,13 @@ type Guard struct {
 	// RefuseBatches answers a body that is a JSON array (a JSON-RPC batch)
 	// with 400 before the handler sees it.
 	RefuseBatches bool
+	// MaxIDBytes, when set, answers a body whose JSON-RPC id is longer
+	// than this many bytes as written with 400 before the handler sees
+	// it: the SDK echoes the id in its answer, outside the response
+	// budget the broker reserves for the envelope, so a long id would
+	// push an answer trimmed to the budget past the response limit. Zero
+	// means no bound.
+	MaxIDBytes int
 }
 
 type idKey struct{}
@@ -167,6 +175,12 @@ func (g *Guard) Authenticated(next http.Handler) http.Handler {
 			io.WriteString(w, batchBody)
 			return
 		}
+		if g.MaxIDBytes > 0 && idLonger(body, g.MaxIDBytes) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, longIDBody)
+			return
+		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), idKey{}, id)))
 	})
 }
@@ -198,6 +212,24 @@ func ReadBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, bool) 
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	return body, true
+}
+
+// longIDBody is the answer to a request whose id is too long: a JSON-RPC
+// error with a static message and no id (echoing it is what must not
+// happen).
+const longIDBody = `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the JSON-RPC id is too long"}}` + "\n"
+
+// idLonger reports whether body is a JSON object whose "id" member, as
+// written, is longer than max bytes. A body that is not a JSON object is
+// left to the handler, which answers it as the protocol says.
+func idLonger(body []byte, max int) bool {
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &m) != nil {
+		return false
+	}
+	return len(m.ID) > max
 }
 
 // IsBatch reports whether body is a JSON array after leading JSON
