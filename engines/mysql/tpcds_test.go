@@ -19,7 +19,7 @@ const tpcdsDB = "dbeast_mytpcds"
 // (with the server's flavor), run through the engine's verified-read path
 // and its rows compared with the server's own answer to the text on the
 // admin connection (see enginetest.TPCDSRun). MariaDB needs about half a
-// minute for the 91 (Q23 alone takes ten seconds), more than make test
+// minute for the 99 (Q23 alone takes ten seconds), more than make test
 // can spend, so the run waits for DBEAST_TEST_TPCDS_MYSQL=1.
 func TestTPCDS(t *testing.T) {
 	if os.Getenv("DBEAST_TEST_TPCDS_MYSQL") == "" {
