@@ -342,7 +342,7 @@ var deepKey atomic.Int64
 // out the per-connection rate limit (429). A transport failure, the usual
 // sign of a crashed broker, fails the test with the process's exit status
 // and the head of its output.
-func (s *serveHarness) call(t *testing.T, agentToken, name string, args map[string]any) toolReply {
+func (p *serveHarness) call(t *testing.T, agentToken, name string, args map[string]any) toolReply {
 	t.Helper()
 	if name == "query_sql" || name == "request_sql" {
 		args["request_key"] = fmt.Sprintf("6f1c2a4e-8b7d-4c1e-9a3f-%012d", deepKey.Add(1))
@@ -356,7 +356,7 @@ func (s *serveHarness) call(t *testing.T, agentToken, name string, args map[stri
 		"params": map[string]any{"name": name, "arguments": args}})
 	body := buf.Bytes()
 	for attempt := 0; ; attempt++ {
-		req, _ := http.NewRequest("POST", s.mcpURL, bytes.NewReader(body))
+		req, _ := http.NewRequest("POST", p.mcpURL, bytes.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+agentToken)
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
@@ -364,7 +364,7 @@ func (s *serveHarness) call(t *testing.T, agentToken, name string, args map[stri
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			time.Sleep(200 * time.Millisecond) // let the exit be seen
-			if msg, ok := s.exited(); ok {
+			if msg, ok := p.exited(); ok {
 				t.Fatalf("%s: %v: %s", name, err, msg)
 			}
 			t.Fatalf("%s: %v", name, err)
