@@ -1,0 +1,72 @@
+package postgres
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/dbeast/dbeast/verifier"
+)
+
+// The tests in this file pin the exact edges of the PostgreSQL walker's
+// bounds that the corpus cannot reach on its own (make mutation, issue 34):
+// each one fails when a bound's comparison moves by one.
+
+// TestEnterBoundExact: the walker refuses a level past MaxDepth, not at it.
+func TestEnterBoundExact(t *testing.T) {
+	for _, tc := range []struct {
+		start  int
+		refuse bool
+	}{{verifier.MaxDepth - 1, false}, {verifier.MaxDepth, true}} {
+		w := &walker{depth: tc.start}
+		err := w.enter()
+		var ref *verifier.Refusal
+		refused := errors.As(err, &ref) && ref.Code == verifier.CodeTooDeep
+		if err != nil && !refused {
+			t.Fatalf("enter from depth %d: unexpected error %v", tc.start, err)
+		}
+		if refused != tc.refuse {
+			t.Errorf("enter from depth %d: refused %v, want %v", tc.start, refused, tc.refuse)
+		}
+	}
+}
+
+// passThrough returns levels nested derived tables, each repeating its
+// column reps times under AS s and handing it up through an outer level
+// that selects it as * or as a bare, unaliased column.
+func passThrough(levels, reps int, outer string) string {
+	q := "SELECT name AS s FROM public.t"
+	for i := 1; i <= levels; i++ {
+		parts := make([]string, reps)
+		for j := range parts {
+			parts[j] = fmt.Sprintf("x%d.s", i)
+		}
+		q = fmt.Sprintf("SELECT %s FROM (SELECT %s AS s FROM (%s) AS x%d) AS y%d", outer, strings.Join(parts, " || "), q, i, i)
+	}
+	return q
+}
+
+// TestGrowthThroughPassThrough: an output handed up unchanged, by * or by
+// a bare column, keeps the size of what it denotes, so the growth bound
+// of issue 13 still refuses the blow-up.
+func TestGrowthThroughPassThrough(t *testing.T) {
+	for _, outer := range []string{"*", "s"} {
+		for _, c := range []struct {
+			levels, reps int
+			ok           bool
+		}{{3, 4, true}, {10, 4, false}, {8, 4, false}} {
+			q := passThrough(c.levels, c.reps, outer)
+			_, err := Verify(verifier.Input{SQL: q})
+			switch {
+			case c.ok && err != nil:
+				t.Errorf("%s %d×%d: refused: %v", outer, c.levels, c.reps, err)
+			case !c.ok:
+				r, ok := verifier.AsRefusal(err)
+				if !ok || r.Code != verifier.CodeExpressionTooLarge {
+					t.Errorf("%s %d×%d (%d bytes): got %v, want expression_too_large", outer, c.levels, c.reps, len(q), err)
+				}
+			}
+		}
+	}
+}
