@@ -70,3 +70,24 @@ func TestGrowthThroughPassThrough(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusalOffsetAtTable: a refusal of a table reference points at the
+// table, which is where a person reading the refusal looks for the fix.
+func TestRefusalOffsetAtTable(t *testing.T) {
+	for _, tc := range []struct {
+		sql string
+		at  string
+	}{
+		{"SELECT 1 FROM pg_catalog.pg_class", "pg_catalog.pg_class"},
+		{"SELECT abs(1) FROM otherdb.public.t", "otherdb.public.t"},
+	} {
+		_, err := Verify(verifier.Input{SQL: tc.sql})
+		r, ok := verifier.AsRefusal(err)
+		if !ok {
+			t.Fatalf("%s: Verify = %v, want a refusal", tc.sql, err)
+		}
+		if want := strings.Index(tc.sql, tc.at); r.Offset == nil || *r.Offset != want {
+			t.Errorf("%s: offset %v, want %d", tc.sql, r.Offset, want)
+		}
+	}
+}
