@@ -91,3 +91,21 @@ func TestRefusalOffsetAtTable(t *testing.T) {
 		}
 	}
 }
+
+// TestCastRefusalNamesTheType: a refused cast names its target type (the
+// type name's last part), so the agent learns which cast to drop.
+func TestCastRefusalNamesTheType(t *testing.T) {
+	for _, tc := range []struct{ sql, construct string }{
+		{"SELECT CAST(1 AS money)", "money"},
+		{"SELECT CAST('x' AS pg_catalog.regclass)", "regclass"},
+	} {
+		_, err := Verify(verifier.Input{SQL: tc.sql})
+		r, ok := verifier.AsRefusal(err)
+		if !ok || r.Code != verifier.CodeCastNotAllowed {
+			t.Fatalf("%s: Verify = %v, want cast_not_allowed", tc.sql, err)
+		}
+		if r.Construct != tc.construct {
+			t.Errorf("%s: construct %q, want %q", tc.sql, r.Construct, tc.construct)
+		}
+	}
+}
