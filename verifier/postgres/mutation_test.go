@@ -109,3 +109,42 @@ func TestCastRefusalNamesTheType(t *testing.T) {
 		}
 	}
 }
+
+// TestChargeBoundExact: a reference to an output of substituted size n
+// adds n-1 nodes, and the walk is refused once the nodes added pass
+// MaxExpressionGrowth, not when they reach it.
+func TestChargeBoundExact(t *testing.T) {
+	w := &walker{}
+	if err := w.charge(verifier.MaxExpressionGrowth + 1); err != nil {
+		t.Fatalf("charge up to the bound: %v", err)
+	}
+	if w.added != verifier.MaxExpressionGrowth || w.cost != verifier.MaxExpressionGrowth {
+		t.Fatalf("added %d, cost %d, want %d each", w.added, w.cost, verifier.MaxExpressionGrowth)
+	}
+	err := w.charge(2)
+	if r, ok := verifier.AsRefusal(err); !ok || r.Code != verifier.CodeExpressionTooLarge {
+		t.Fatalf("charge past the bound: %v, want expression_too_large", err)
+	}
+}
+
+// TestMaxSize: the largest substituted size among a relation's outputs.
+func TestMaxSize(t *testing.T) {
+	o := &outputs{cols: []outCol{{name: "a", size: 3}, {name: "b", size: 7}}}
+	if got := o.maxSize(); got != 7 {
+		t.Errorf("maxSize = %d, want 7", got)
+	}
+	if got := (*outputs)(nil).maxSize(); got != 1 {
+		t.Errorf("nil maxSize = %d, want 1", got)
+	}
+}
+
+// TestAnyBig: a relation with one output that contains a growth function
+// is big; one without is not.
+func TestAnyBig(t *testing.T) {
+	if !(&outputs{cols: []outCol{{name: "a"}, {name: "b", big: true}}}).anyBig() {
+		t.Error("anyBig = false with a big output")
+	}
+	if (&outputs{cols: []outCol{{name: "a"}}}).anyBig() || (*outputs)(nil).anyBig() {
+		t.Error("anyBig = true with no big output")
+	}
+}
