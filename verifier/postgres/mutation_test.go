@@ -148,3 +148,23 @@ func TestAnyBig(t *testing.T) {
 		t.Error("anyBig = true with no big output")
 	}
 }
+
+// TestZoneShapeEdges: the letter and digit ranges that make a string
+// constant a possible zone name (cost.go) include their end characters.
+func TestZoneShapeEdges(t *testing.T) {
+	for _, tc := range []struct {
+		s             string
+		letter, shape bool
+	}{
+		{"a", true, false}, {"z", true, false}, {"A", true, false}, {"Z", true, false},
+		{"`{@[", false, false}, {"a0", true, true}, {"z9", true, true}, {"a/", true, true},
+		{"a:", true, false}, {"a-", true, false}, {"09/", false, false},
+	} {
+		if got := hasLetter(tc.s); got != tc.letter {
+			t.Errorf("hasLetter(%q) = %v, want %v", tc.s, got, tc.letter)
+		}
+		if got := hasZoneShape(tc.s); got != tc.shape {
+			t.Errorf("hasZoneShape(%q) = %v, want %v", tc.s, got, tc.shape)
+		}
+	}
+}
