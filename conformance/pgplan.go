@@ -147,6 +147,9 @@ func (f *planFacts) calls(s string) {
 				if !quotedAny && len(parts) == 1 && strings.ToUpper(name) == name {
 					break
 				}
+				if !quotedAny && len(parts) == 1 && typmodWord(s[:start], name) {
+					break
+				}
 				schema := ""
 				if len(parts) > 1 {
 					schema = parts[len(parts)-2]
@@ -160,6 +163,22 @@ func (f *planFacts) calls(s string) {
 			i++
 		}
 	}
+}
+
+// typmodWord reports whether name, read right after before, is the last
+// word of a type name of several words whose modifier follows it
+// ("::character varying(10)", "::bit varying(5)", "::interval second(6)",
+// "::interval day to second(3)"): a type, not a call.
+func typmodWord(before, name string) bool {
+	prev := strings.TrimRight(before, " ")
+	word := prev[strings.LastIndexAny(prev, " :(,")+1:]
+	switch name {
+	case "varying":
+		return word == "character" || word == "bit"
+	case "second", "minute", "hour", "day", "month", "year":
+		return word == "interval" || word == "to"
+	}
+	return false
 }
 
 func isIdentStart(c byte) bool {
