@@ -186,7 +186,7 @@ func Sample(d verifier.Dialect, schema string, seed int64, n int) []string {
 func Sampler(d verifier.Dialect, schema string, seed int64) func() string {
 	r := rand.New(rand.NewSource(seed))
 	q, h, sc, an := Query(d, schema), Hostile(d, schema), Scoping(d, schema), Analytics(d, schema)
-	wi, dp := Widened(d, schema), Deep(d, schema)
+	wi, dp, cl := Widened(d, schema), Deep(d, schema), Clauses(d, schema)
 	i := 0
 	return func() string {
 		g := q
@@ -197,6 +197,8 @@ func Sampler(d verifier.Dialect, schema string, seed int64) func() string {
 			g = h
 		}
 		switch {
+		case cl != nil && i%16 == 4: // clauses.go: one in 16
+			g = cl
 		case an != nil && i%8 == 2: // *_analytics.go: one in eight
 			g = an
 		case i%64 == 6: // deep.go: one in 64
