@@ -332,6 +332,11 @@ func (s *seen) walk(v reflect.Value) {
 		for i := 0; i < v.Len(); i++ {
 			s.walk(v.Index(i))
 		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.String, reflect.Bool:
+		// A scalar behind a pointer (TiDB's *SetOprType).
+		s.values[scalarKey(v)] = true
 	case reflect.Struct:
 		t := v.Type()
 		s.types[t.Name()] = true

@@ -46,6 +46,29 @@ var pgClauses = []string{
 	"SELECT a.id, true AS t, false AS f, NULL AS n FROM S.customers AS a WHERE true",
 }
 
+// mysqlClauses are MySQL's and MariaDB's reads; S is the database.
+var mysqlClauses = []string{
+	"SELECT a.id FROM S.customers AS a WHERE a.id NOT BETWEEN 2 AND 3 AND a.id NOT IN (7, 8) AND NOT EXISTS (SELECT 1 FROM S.orders AS o WHERE o.id = a.id + 100)",
+	"SELECT a.id, (a.id > 2) IS TRUE AS t, (a.id > 2) IS NOT FALSE AS nf, a.referrer <=> NULL AS ne FROM S.customers AS a",
+	"SELECT a.id FROM S.customers AS a WHERE a.id >= ALL (SELECT o.customer_id FROM S.orders AS o WHERE o.customer_id IS NOT NULL) OR a.id = ANY (SELECT o.id FROM S.orders AS o)",
+	"SELECT a.id FROM S.customers AS a WHERE (a.id, a.referrer) = (1, 2) OR (a.id, a.id) IN ((3, 3), (4, 4))",
+	"SELECT a.id, a.id & 3 AS b, a.id | 4 AS o, a.id ^ 1 AS x, a.id << 2 AS l, a.id >> 1 AS r, ~a.id AS n, a.id DIV 2 AS d, a.id / 4 AS q, a.id MOD 3 AS m, (a.id > 1) XOR (a.id > 3) AS lx, !(a.id > 2) AS n2, a.id * 1.5e0 AS f FROM S.customers AS a",
+	"SELECT a.id FROM S.customers AS a UNION SELECT o.id FROM S.orders AS o",
+	"SELECT a.id FROM S.customers AS a UNION ALL SELECT o.customer_id FROM S.orders AS o",
+	"(SELECT a.id FROM S.customers AS a) INTERSECT (SELECT o.id FROM S.orders AS o) ORDER BY 1",
+	"SELECT a.id FROM S.customers AS a EXCEPT SELECT o.customer_id FROM S.orders AS o",
+	"SELECT a.id FROM S.customers AS a UNION (SELECT o.id FROM S.orders AS o EXCEPT SELECT p.id FROM S.products AS p ORDER BY 1 LIMIT 2)",
+	"SELECT a.id, o.id AS oid FROM S.orders AS o RIGHT JOIN S.customers AS a ON o.customer_id = a.id",
+	"SELECT x.id FROM (SELECT id FROM S.customers) AS x NATURAL JOIN (SELECT id FROM S.orders) AS y",
+	"SELECT a.id FROM S.customers AS a JOIN S.orders AS o USING (id)",
+	"SELECT a.id, CASE a.id WHEN 1 THEN 'one' WHEN 2 THEN 'two' ELSE 'many' END AS c FROM S.customers AS a",
+	"SELECT * FROM S.products AS p WHERE p.id < 3",
+	"SELECT a.* FROM S.customers AS a WHERE a.id = 1",
+	"SELECT S.customers.id FROM S.customers WHERE S.customers.id > 2",
+	"SELECT a.id FROM S.customers AS a ORDER BY a.id LIMIT 2 OFFSET 1",
+	"WITH c AS (SELECT a.id FROM S.customers AS a) (SELECT c.id FROM c WHERE c.id > 1)",
+}
+
 // Clauses is the generator of clause-construct reads for dialect d; nil
 // for a dialect without them.
 func Clauses(d verifier.Dialect, schema string) Gen {
@@ -53,6 +76,8 @@ func Clauses(d verifier.Dialect, schema string) Gen {
 	switch d {
 	case verifier.Postgres:
 		reads = pgClauses
+	case verifier.MySQL:
+		reads = mysqlClauses
 	default:
 		return nil
 	}
