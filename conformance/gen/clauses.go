@@ -69,6 +69,19 @@ var mysqlClauses = []string{
 	"WITH c AS (SELECT a.id FROM S.customers AS a) (SELECT c.id FROM c WHERE c.id > 1)",
 }
 
+// sqliteClauses are SQLite's reads; S is the schema.
+var sqliteClauses = []string{
+	"SELECT a.id FROM S.customers AS a WHERE a.name LIKE 'A!%%' ESCAPE '!' OR a.referrer ISNULL OR a.email NOTNULL",
+	"SELECT a.id, o.id AS oid FROM S.customers AS a FULL JOIN S.orders AS o ON o.customer_id = a.id",
+	"SELECT a.id, o.id AS oid FROM S.orders AS o RIGHT JOIN S.customers AS a ON o.customer_id = a.id",
+	"SELECT x.id FROM (SELECT id FROM S.customers) AS x NATURAL JOIN (SELECT id FROM S.orders) AS y",
+	"SELECT a.id FROM S.customers AS a JOIN S.orders AS o USING (id)",
+	"SELECT a.id, count(*) OVER (ORDER BY a.id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE NO OTHERS) AS c FROM S.customers AS a",
+	"SELECT a.id FROM S.customers AS a ORDER BY a.referrer NULLS LAST, a.id",
+	"SELECT a.id, a.id & 3 AS b, a.id | 4 AS o, a.id << 2 AS l, a.id >> 1 AS r, ~a.id AS n FROM S.customers AS a",
+	"SELECT a.id, TRUE AS t, FALSE AS f FROM S.customers AS a WHERE TRUE",
+}
+
 // Clauses is the generator of clause-construct reads for dialect d; nil
 // for a dialect without them.
 func Clauses(d verifier.Dialect, schema string) Gen {
@@ -78,6 +91,8 @@ func Clauses(d verifier.Dialect, schema string) Gen {
 		reads = pgClauses
 	case verifier.MySQL:
 		reads = mysqlClauses
+	case verifier.SQLite:
+		reads = sqliteClauses
 	default:
 		return nil
 	}
