@@ -13,7 +13,12 @@ import (
 // bounds, EXCLUDE, grouping sets, LATERAL, NATURAL and USING joins, CTE
 // column lists and materialization, ALL and op ANY subqueries, the truth
 // tests, IS [NOT] DISTINCT FROM, BETWEEN SYMMETRIC, ILIKE, FETCH … WITH
-// TIES, OFFSET, the datetime value keywords and the literal kinds. It
+// TIES, OFFSET, the datetime value keywords and the literal kinds in
+// PostgreSQL; set operators, join kinds, the bit and logic operators, row
+// and ALL comparisons and three-part names in MySQL; NATURAL, RIGHT and
+// FULL joins, ESCAPE, ISNULL/NOTNULL, bit operators and booleans in
+// SQLite (and dense_rank, which the sampler's shift to this generator
+// left undrawn). It
 // cycles through its reads in order, so each appears once every
 // len(reads) draws whatever the random source. Every read is valid on the
 // fixture's rows and deterministic across the two runs the harness
@@ -76,7 +81,7 @@ var sqliteClauses = []string{
 	"SELECT a.id, o.id AS oid FROM S.orders AS o RIGHT JOIN S.customers AS a ON o.customer_id = a.id",
 	"SELECT x.id FROM (SELECT id FROM S.customers) AS x NATURAL JOIN (SELECT id FROM S.orders) AS y",
 	"SELECT a.id FROM S.customers AS a JOIN S.orders AS o USING (id)",
-	"SELECT a.id, count(*) OVER (ORDER BY a.id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE NO OTHERS) AS c FROM S.customers AS a",
+	"SELECT a.id, count(*) OVER (ORDER BY a.id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE NO OTHERS) AS c, dense_rank() OVER (ORDER BY a.country) AS r FROM S.customers AS a",
 	"SELECT a.id FROM S.customers AS a ORDER BY a.referrer NULLS LAST, a.id",
 	"SELECT a.id, a.id & 3 AS b, a.id | 4 AS o, a.id << 2 AS l, a.id >> 1 AS r, ~a.id AS n FROM S.customers AS a",
 	"SELECT a.id, TRUE AS t, FALSE AS f FROM S.customers AS a WHERE TRUE",
