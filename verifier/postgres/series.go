@@ -1,6 +1,8 @@
 package postgres
 
 import (
+	"math"
+	"math/big"
 	"regexp"
 	"strconv"
 	"time"
@@ -197,7 +199,19 @@ func seriesRows(start, stop time.Time, n int64, unit string) int64 {
 		return 0
 	}
 	step := time.Duration(n) * seriesUnitMin[unit]
-	return int64(stop.Sub(start)/step) + 1
+	// time.Time.Sub saturates at about 292 years; the span is taken in
+	// whole seconds plus nanoseconds with big integers instead, so a span
+	// of '0001-01-01'..'9999-12-31' is divided as it is.
+	if step <= 0 {
+		return math.MaxInt64
+	}
+	span := new(big.Int).Mul(big.NewInt(stop.Unix()-start.Unix()), big.NewInt(int64(time.Second)))
+	span.Add(span, big.NewInt(int64(stop.Nanosecond()-start.Nanosecond())))
+	span.Quo(span, big.NewInt(int64(step)))
+	if !span.IsInt64() || span.Int64() == math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return span.Int64() + 1
 }
 
 // seriesColumn reports whether the column reference n denotes the
