@@ -22,7 +22,7 @@ func (rq *reqState) dispatchLocked() {
 		if r.status != StatusPending || r.auth == authPrompt {
 			continue
 		}
-		if r.operation.info().scopes == scopesDocument {
+		if r.operation.Info().Scopes == scopesDocument {
 			rq.startLocked(r) // no database work, no slot
 			continue
 		}
@@ -75,7 +75,7 @@ func (rq *reqState) startLocked(r *request) {
 		ev = "shared_access"
 	}
 	b.record(r.connID, ActivityEntry{Time: b.cfg.now(), SessionID: r.sessionID, RequestID: r.id, Alias: r.alias, Event: ev, Status: string(StatusRunning), SQL: r.statement})
-	if r.operation.info().scopes == scopesDocument {
+	if r.operation.Info().Scopes == scopesDocument {
 		rq.completeLocked(r, r.doc.result(), nil)
 		return
 	}

@@ -36,11 +36,11 @@ func (b *Broker) sourceFor(connID string, id SourceID) (Source, *ToolError) {
 
 // newSourceRequest fills the source fields of a request.
 func newSourceRequest(s *Session, src Source, o op) *request {
-	info := o.info()
+	info := o.Info()
 	return &request{
 		sessionID: s.ID, connID: s.ConnectionID, clientLabel: s.Label,
 		sourceID: src.ID, alias: src.Alias, kind: string(src.Kind), readOnly: src.ReadOnly,
-		generation: src.Generation, operation: o, opKind: info.kind, write: info.write,
+		generation: src.Generation, operation: o, opKind: info.Kind, write: info.Write,
 	}
 }
 

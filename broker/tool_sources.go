@@ -189,7 +189,7 @@ func (b *Broker) toolReadOpenFile(ctx context.Context, c Call, in readOpenFileIn
 		r := &request{
 			sessionID: s.ID, connID: s.ConnectionID, clientLabel: s.Label,
 			fileID: d.id, alias: d.alias, kind: "document", readOnly: true, generation: d.version,
-			operation: opReadOpenFile, opKind: opReadOpenFile.info().kind,
+			operation: opReadOpenFile, opKind: opReadOpenFile.Info().Kind,
 			doc: &docRead{fileID: d.id, version: d.version, offset: off, text: text, total: len(d.text), eof: off+len(text) == len(d.text)},
 		}
 		r.statement = docStatement(d.alias, d.version, off, len(text))
