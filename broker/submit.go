@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbeast/dbeast/broker/internal/requests"
 	"github.com/dbeast/dbeast/verifier"
 )
 
@@ -228,7 +229,7 @@ func (rq *reqState) viewLocked(sessionID, id string) *requestOut {
 	if r == nil || r.sessionID != sessionID {
 		if sr := rq.sessions[sessionID]; sr != nil {
 			if t, ok := sr.tombs[id]; ok {
-				return viewOf(id, t.status, t.errCode, t.errMsg, nil)
+				return requests.View(id, t.status, t.errCode, t.errMsg, nil)
 			}
 		}
 		return nil
@@ -243,5 +244,5 @@ func (rq *reqState) viewLocked(sessionID, id string) *requestOut {
 		res = r.result
 		r.delivered = true
 	}
-	return viewOf(r.id, r.status, r.errCode, r.errMsg, res)
+	return requests.View(r.id, r.status, r.errCode, r.errMsg, res)
 }
