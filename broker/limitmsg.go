@@ -15,4 +15,3 @@ func secondsDuration(n int) time.Duration { return contract.SecondsDuration(n) }
 func span(d time.Duration) string         { return contract.Span(d) }
 func mib(n int) string                    { return contract.MiB(n) }
 func kib(n int) string                    { return contract.KiB(n) }
-func plural(n int, unit string) string    { return contract.Plural(n, unit) }
