@@ -148,7 +148,7 @@ func (b *Broker) requestList(status Status, labels map[string]string) []RequestI
 			tables[j] = b.quoteIdent(engines.Kind(r.kind), t.Schema) + "." + b.quoteIdent(engines.Kind(r.kind), t.Name)
 		}
 		cols, partial := columnsOf(b.cfg.Drivers[engines.Kind(r.kind)], r.verdict)
-		if r.operation.info().scopes == scopesFullSQL {
+		if r.operation.Info().Scopes == scopesFullSQL {
 			cols, partial = nil, false // full SQL is not analysed for access
 		}
 		var doc *DocumentView

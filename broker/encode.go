@@ -1,12 +1,12 @@
 package broker
 
 import (
-	"bytes"
 	"encoding/json"
 	"reflect"
-	"strconv"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/dbeast/dbeast/broker/internal/requests"
 )
 
 // The MCP boundary's encoding: arguments are checked and decoded once,
@@ -84,7 +84,7 @@ func advertisedSchema(s *jsonschema.Schema) *jsonschema.Schema {
 // jsonAppender is an answer that encodes itself, splicing bytes encoded
 // earlier (a completed result) instead of encoding them again.
 type jsonAppender interface {
-	appendJSON(b []byte) ([]byte, error)
+	AppendJSON(b []byte) ([]byte, error)
 }
 
 // encodeAnswer encodes a tool's answer once and checks it against the
@@ -96,31 +96,18 @@ func encodeAnswer(out any) (json.RawMessage, *ToolError) {
 	var raw []byte
 	var err error
 	if a, ok := out.(jsonAppender); ok {
-		raw, err = a.appendJSON(make([]byte, 0, 512))
+		raw, err = a.AppendJSON(make([]byte, 0, 512))
 	} else {
 		raw, err = json.Marshal(out)
 	}
 	if err != nil {
 		return nil, toolErrMsg(CodeExecutionFailed, msgInternal)
 	}
-	if answerSize(len(raw), textExtra(raw)) > MaxResponseBytes {
+	if requests.AnswerSize(len(raw), requests.TextExtra(raw)) > MaxResponseBytes {
 		return nil, toolErrMsg(CodeLimitExceeded, msgAnswerTooLarge)
 	}
 	return raw, nil
 }
-
-// textExtra is how many bytes longer raw is as a JSON string (the text
-// copy of the answer) than as JSON, quotes around it included. raw is
-// encoding/json output: it holds no control character, no invalid UTF-8,
-// no U+2028/2029 and no <, > or & (all escaped already), so only quotes
-// and backslashes gain a byte.
-func textExtra(raw []byte) int {
-	return 2 + bytes.Count(raw, []byte{'"'}) + bytes.Count(raw, []byte{'\\'})
-}
-
-// answerSize is what marshalSize counts for an answer of n JSON bytes
-// whose text copy is extra bytes longer: both copies and the envelope.
-func answerSize(n, extra int) int { return n + n + extra + 1024 }
 
 // fitEncoded encodes a completed request's result once and returns it
 // when the whole get_request answer fits the MCP response budget;
@@ -130,7 +117,7 @@ func answerSize(n, extra int) int { return n + n + extra + 1024 }
 // (res or its trimmed copy), for the console's outcome.
 func fitEncoded(id string, res any) (json.RawMessage, any) {
 	raw, err := json.Marshal(res)
-	if err == nil && resultFits(id, raw) {
+	if err == nil && requests.ResultFits(id, raw) {
 		return raw, res
 	}
 	c := fitResponse(id, res)
@@ -141,70 +128,4 @@ func fitEncoded(id string, res any) (json.RawMessage, any) {
 		return nil, nil
 	}
 	return raw, c
-}
-
-// resultFits reports whether the completed answer carrying raw fits the
-// MCP response budget: the same sum as marshalSize of that answer,
-// computed without building it.
-func resultFits(id string, raw []byte) bool {
-	env, err := viewOf(id, StatusCompleted, "", "", nil).appendJSON(nil)
-	if err != nil {
-		return false
-	}
-	n := len(env) - len("null") + len(raw)
-	extra := textExtra(env) + textExtra(raw) - 2
-	return answerSize(n, extra) <= MaxResponseBytes
-}
-
-// appendJSON appends o's JSON, exactly what encoding/json makes of it
-// (TestRequestOutEncodesLikeEncodingJSON), splicing a result that is
-// already JSON.
-func (o *requestOut) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, `{"request_id":`...)
-	b = appendString(b, o.RequestID)
-	b = append(b, `,"status":`...)
-	b = appendString(b, string(o.Status))
-	b = append(b, `,"result":`...)
-	switch r := o.Result.(type) {
-	case nil:
-		b = append(b, "null"...)
-	case json.RawMessage:
-		if r == nil {
-			b = append(b, "null"...)
-		} else {
-			b = append(b, r...)
-		}
-	default:
-		raw, err := json.Marshal(r)
-		if err != nil {
-			return nil, err
-		}
-		b = append(b, raw...)
-	}
-	b = append(b, `,"poll_after_ms":`...)
-	b = strconv.AppendInt(b, int64(o.PollAfterMS), 10)
-	if o.Error != nil {
-		b = append(b, `,"error":{"code":`...)
-		b = appendString(b, string(o.Error.Code))
-		b = append(b, `,"message":`...)
-		b = appendString(b, o.Error.Message)
-		b = append(b, '}')
-	}
-	return append(b, '}'), nil
-}
-
-// appendString appends s as encoding/json would: ids, statuses, codes and
-// static messages are plain ASCII and are copied; anything else goes
-// through encoding/json.
-func appendString(b []byte, s string) []byte {
-	for i := range len(s) {
-		c := s[i]
-		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			raw, _ := json.Marshal(s)
-			return append(b, raw...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }

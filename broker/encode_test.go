@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbeast/dbeast/broker/internal/requests"
 	"github.com/dbeast/dbeast/engines"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -24,20 +25,20 @@ func TestRequestOutEncodesLikeEncodingJSON(t *testing.T) {
 		name string
 		out  *requestOut
 	}{
-		{"pending", viewOf(id, StatusPending, "", "", nil)},
-		{"completed, raw result", viewOf(id, StatusCompleted, "", "", json.RawMessage(raw))},
-		{"completed, value result", viewOf(id, StatusCompleted, "", "", res)},
-		{"failed", viewOf(id, StatusFailed, CodeUnsupportedSafeRead, `the function is not on the list: "x" <y> & é`, nil)},
-		{"nil raw result", viewOf(id, StatusCompleted, "", "", json.RawMessage(nil))},
+		{"pending", requests.View(id, StatusPending, "", "", nil)},
+		{"completed, raw result", requests.View(id, StatusCompleted, "", "", json.RawMessage(raw))},
+		{"completed, value result", requests.View(id, StatusCompleted, "", "", res)},
+		{"failed", requests.View(id, StatusFailed, CodeUnsupportedSafeRead, `the function is not on the list: "x" <y> & é`, nil)},
+		{"nil raw result", requests.View(id, StatusCompleted, "", "", json.RawMessage(nil))},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := c.out.appendJSON(nil)
+			got, err := c.out.AppendJSON(nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			want, _ := json.Marshal(c.out)
 			if c.name == "nil raw result" {
-				want, _ = json.Marshal(viewOf(id, StatusCompleted, "", "", nil))
+				want, _ = json.Marshal(requests.View(id, StatusCompleted, "", "", nil))
 			}
 			if string(got) != string(want) {
 				t.Fatalf("appendJSON:\n%s\nencoding/json:\n%s", got, want)
@@ -56,7 +57,7 @@ func TestTextExtraMatchesEncodingJSON(t *testing.T) {
 	} {
 		raw, _ := json.Marshal(v)
 		esc, _ := json.Marshal(string(raw))
-		if got, want := textExtra(raw), len(esc)-len(raw); got != want {
+		if got, want := requests.TextExtra(raw), len(esc)-len(raw); got != want {
 			t.Errorf("%q: textExtra %d, encoding/json adds %d", raw, got, want)
 		}
 	}
@@ -72,15 +73,15 @@ func TestFitEncodedKeepsTheBudget(t *testing.T) {
 			return &engines.Result{Columns: []string{"c"}, Rows: [][]any{{strings.Repeat(fill, cell)}}, ValueEncoding: engines.ValueEncoding}
 		}
 		fitsOld := func(cell int) bool {
-			return marshalSize(viewOf(id, StatusCompleted, "", "", result(cell))) <= MaxResponseBytes
+			return requests.MarshalSize(requests.View(id, StatusCompleted, "", "", result(cell))) <= MaxResponseBytes
 		}
 		// The largest cell that still fits: with "x" (2 bytes per
 		// character in both copies) the answer is within a byte of the
 		// budget, so any miscount shows.
-		edge := largestFitting(MaxResponseBytes/2, fitsOld)
+		edge := requests.LargestFitting(MaxResponseBytes/2, fitsOld)
 		for _, cell := range []int{edge - 1, edge, edge + 1} {
 			raw, _ := json.Marshal(result(cell))
-			if got, want := resultFits(id, raw), fitsOld(cell); got != want {
+			if got, want := requests.ResultFits(id, raw), fitsOld(cell); got != want {
 				t.Errorf("cell of %d %q: resultFits %v, marshalSize says %v", cell, fill, got, want)
 			}
 		}
@@ -167,7 +168,7 @@ func BenchmarkWideResult(b *testing.B) {
 	}
 	before := func() {
 		kept := fitResponse(id, res)
-		raw, err := json.Marshal(viewOf(id, StatusCompleted, "", "", kept))
+		raw, err := json.Marshal(requests.View(id, StatusCompleted, "", "", kept))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -175,7 +176,7 @@ func BenchmarkWideResult(b *testing.B) {
 	}
 	after := func() {
 		kept, _ := fitEncoded(id, res)
-		raw, terr := encodeAnswer(viewOf(id, StatusCompleted, "", "", kept))
+		raw, terr := encodeAnswer(requests.View(id, StatusCompleted, "", "", kept))
 		if terr != nil {
 			b.Fatal(terr)
 		}
@@ -209,7 +210,7 @@ func BenchmarkWideResult(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			kept, _ := fitEncoded(id, res)
-			raw, terr := encodeAnswer(viewOf(id, StatusCompleted, "", "", kept))
+			raw, terr := encodeAnswer(requests.View(id, StatusCompleted, "", "", kept))
 			if terr != nil {
 				b.Fatal(terr)
 			}

@@ -4,42 +4,30 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/dbeast/dbeast/broker/internal/contract"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Code is an error code an agent may see. The set is closed: the
-// contract's list, nothing else.
-type Code string
+// Code is an error code an agent may see (contract.Code: the closed set).
+type Code = contract.Code
 
 // The contract's error codes.
 const (
-	CodeInvalidInput        Code = "invalid_input"
-	CodeSessionExpired      Code = "session_expired"
-	CodePermissionDenied    Code = "permission_denied"
-	CodeResourceUnavailable Code = "resource_unavailable"
-	CodeUnsupportedSafeRead Code = "unsupported_safe_read"
-	CodeRequestConflict     Code = "request_conflict"
-	CodeLimitExceeded       Code = "limit_exceeded"
-	CodeCancelled           Code = "cancelled"
-	CodeOutcomeUnknown      Code = "outcome_unknown"
-	CodeExecutionFailed     Code = "execution_failed"
+	CodeInvalidInput        = contract.CodeInvalidInput
+	CodeSessionExpired      = contract.CodeSessionExpired
+	CodePermissionDenied    = contract.CodePermissionDenied
+	CodeResourceUnavailable = contract.CodeResourceUnavailable
+	CodeUnsupportedSafeRead = contract.CodeUnsupportedSafeRead
+	CodeRequestConflict     = contract.CodeRequestConflict
+	CodeLimitExceeded       = contract.CodeLimitExceeded
+	CodeCancelled           = contract.CodeCancelled
+	CodeOutcomeUnknown      = contract.CodeOutcomeUnknown
+	CodeExecutionFailed     = contract.CodeExecutionFailed
 )
 
-// messages are the static default messages, one per code. A ToolError's
-// message is one of these or another constant; it is never built from
-// input, driver or data text.
-var messages = map[Code]string{
-	CodeInvalidInput:        "the arguments do not match the tool's input schema",
-	CodeSessionExpired:      "the session is not valid; begin a new session",
-	CodePermissionDenied:    "access was not granted",
-	CodeResourceUnavailable: "the resource is not available",
-	CodeUnsupportedSafeRead: "the query is not supported on the verified read-only path",
-	CodeRequestConflict:     "the request key was already used with different parameters",
-	CodeLimitExceeded:       "a limit was exceeded",
-	CodeCancelled:           "the operation was cancelled",
-	CodeOutcomeUnknown:      "the statement was sent; whether it took effect is unknown",
-	CodeExecutionFailed:     "the operation failed",
-}
+// messages are the static default messages, one per code (a copy of
+// contract's table).
+var messages = contract.Messages()
 
 // Static messages beyond the defaults. Features add their own; a message
 // that names a limit is built from its constant (limitmsg.go).
@@ -49,28 +37,17 @@ var (
 	msgBeginRateLimit = "at most " + itoa(beginPerWindow) + " sessions may begin per " + span(beginWindow) + "; wait and try again"
 )
 
-const msgInternal = "an internal error occurred; the operation did not complete"
+const msgInternal = contract.MsgInternal
 
-// ToolError is the only error a tool handler returns. Its Code and Message
-// are safe to show to an agent; the wrapped cause is for the broker's own
-// decisions (errors.Is/As) and is never shown or logged where an agent
-// can see it.
-type ToolError struct {
-	Code    Code
-	Message string
-	cause   error
-}
+// ToolError is the only error a tool handler returns (contract.ToolError):
+// its Code and Message are safe to show to an agent.
+type ToolError = contract.ToolError
 
 // toolErr returns a ToolError with the code's default message.
-func toolErr(code Code) *ToolError { return &ToolError{Code: code, Message: messages[code]} }
+func toolErr(code Code) *ToolError { return contract.Err(code) }
 
 // toolErrMsg returns a ToolError with a static message of its own.
-func toolErrMsg(code Code, msg string) *ToolError { return &ToolError{Code: code, Message: msg} }
-
-func (e *ToolError) Error() string { return string(e.Code) + ": " + e.Message }
-
-// Unwrap exposes the private cause.
-func (e *ToolError) Unwrap() error { return e.cause }
+func toolErrMsg(code Code, msg string) *ToolError { return contract.ErrMsg(code, msg) }
 
 // errorBody is what an agent sees of a tool error: the JSON of its one
 // text block.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 
+	"github.com/dbeast/dbeast/broker/internal/requests"
 	"github.com/dbeast/dbeast/engines"
 	"github.com/dbeast/dbeast/verifier"
 )
@@ -22,7 +23,7 @@ func (rq *reqState) dispatchLocked() {
 		if r.status != StatusPending || r.auth == authPrompt {
 			continue
 		}
-		if r.operation.info().scopes == scopesDocument {
+		if r.operation.Info().Scopes == scopesDocument {
 			rq.startLocked(r) // no database work, no slot
 			continue
 		}
@@ -75,7 +76,7 @@ func (rq *reqState) startLocked(r *request) {
 		ev = "shared_access"
 	}
 	b.record(r.connID, ActivityEntry{Time: b.cfg.now(), SessionID: r.sessionID, RequestID: r.id, Alias: r.alias, Event: ev, Status: string(StatusRunning), SQL: r.statement})
-	if r.operation.info().scopes == scopesDocument {
+	if r.operation.Info().Scopes == scopesDocument {
 		rq.completeLocked(r, r.doc.result(), nil)
 		return
 	}
@@ -259,14 +260,14 @@ func (rq *reqState) completeLocked(r *request, res any, err error) {
 // it truncated. Nil means it cannot fit at all.
 func fitResponse(id string, res any) any {
 	fits := func(v any) bool {
-		return marshalSize(viewOf(id, StatusCompleted, "", "", v)) <= MaxResponseBytes
+		return requests.MarshalSize(requests.View(id, StatusCompleted, "", "", v)) <= MaxResponseBytes
 	}
 	if fits(res) {
 		return res
 	}
 	switch v := res.(type) {
 	case *engines.Result:
-		lo := largestFitting(len(v.Rows), func(n int) bool {
+		lo := requests.LargestFitting(len(v.Rows), func(n int) bool {
 			c := *v
 			c.Rows = v.Rows[:n]
 			return fits(&c)
@@ -278,7 +279,7 @@ func fitResponse(id string, res any) any {
 			return &c
 		}
 	case *docResult:
-		lo := largestFitting(len(v.Text), func(n int) bool {
+		lo := requests.LargestFitting(len(v.Text), func(n int) bool {
 			c := *v
 			c.Text = cutUTF8(v.Text, n)
 			return fits(&c)

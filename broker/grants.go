@@ -84,7 +84,7 @@ func (rq *reqState) coverLocked(r *request) coverage {
 		}
 		return tg
 	}
-	switch r.operation.info().scopes {
+	switch r.operation.Info().Scopes {
 	case scopesSource:
 		if dbRead {
 			return coverage{ok: true, standing: true}
@@ -197,7 +197,7 @@ func (rq *reqState) dropTableGrantsLocked(r *request) {
 
 // scopesFor lists the scopes the person may pick for r, "once" first.
 func scopesFor(r *request) []string {
-	switch r.operation.info().scopes {
+	switch r.operation.Info().Scopes {
 	case scopesDocument:
 		return []string{ScopeOnce, ScopeDocument}
 	case scopesFullSQL:

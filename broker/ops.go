@@ -1,64 +1,43 @@
 package broker
 
-import "github.com/modelcontextprotocol/go-sdk/mcp"
+import (
+	"slices"
 
-// op names one operation an agent can ask for; it is the MCP tool's name.
-// The zero value names no operation.
-type op string
+	"github.com/dbeast/dbeast/broker/internal/contract"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// op names one operation an agent can ask for; it is the MCP tool's name
+// (contract.Op, whose table says what the request machine knows of it).
+type op = contract.Op
 
 // The operations, one per tool.
 const (
-	opBeginSession  op = "begin_session"
-	opListCatalog   op = "list_catalog"
-	opEndSession    op = "end_session"
-	opListTables    op = "list_tables"
-	opDescribeTable op = "describe_table"
-	opReadTable     op = "read_table"
-	opQuerySQL      op = "query_sql"
-	opRequestSQL    op = "request_sql"
-	opReadOpenFile  op = "read_open_file"
-	opGetRequest    op = "get_request"
-	opCancelRequest op = "cancel_request"
+	opBeginSession  = contract.OpBeginSession
+	opListCatalog   = contract.OpListCatalog
+	opEndSession    = contract.OpEndSession
+	opListTables    = contract.OpListTables
+	opDescribeTable = contract.OpDescribeTable
+	opReadTable     = contract.OpReadTable
+	opQuerySQL      = contract.OpQuerySQL
+	opRequestSQL    = contract.OpRequestSQL
+	opReadOpenFile  = contract.OpReadOpenFile
+	opGetRequest    = contract.OpGetRequest
+	opCancelRequest = contract.OpCancelRequest
 )
 
-// scopeRule says which approval scopes a request of an operation offers
-// the person and which grants or standing access cover it. The zero
-// value is for operations that make no request.
-type scopeRule int
-
+// The approval scopes an operation's requests offer (contract.ScopeRule).
 const (
-	// scopesTables: once, table (a request on exactly one table) or
-	// source; covered by database-level read, a source grant, or
-	// standing or granted access to its one table.
-	scopesTables scopeRule = iota + 1
-	// scopesSource: once or source; covered by database-level read or a
-	// source grant.
-	scopesSource
-	// scopesFullSQL: once or full_sql (once only on a read-only source);
-	// covered by read_write access (standing on its one written table,
-	// or database-level) or a full SQL grant, never by reads.
-	scopesFullSQL
-	// scopesDocument: once or document; covered by a grant on the
-	// document's current version.
-	scopesDocument
+	scopesTables   = contract.ScopesTables
+	scopesSource   = contract.ScopesSource
+	scopesFullSQL  = contract.ScopesFullSQL
+	scopesDocument = contract.ScopesDocument
 )
 
-// opInfo is one row of ops: everything the broker knows about an
-// operation apart from its handler.
-type opInfo struct {
+// toolInfo is one row of ops: the operation's MCP tool as agents see it.
+type toolInfo struct {
 	desc        string
 	annotations *mcp.ToolAnnotations
-	// write: the operation may modify data, so a read-only source never
-	// offers it and a cancelled or revoked running one is outcome_unknown.
-	write bool
-	// kind is the operation kind a new request shows the person
-	// (metadata, read, full or document; a full SQL statement the
-	// verifier recognises as a table write shows that instead). Empty
-	// for an operation that makes no request.
-	kind   string
-	scopes scopeRule
-	// catalog: list_catalog offers it as one of a source's operations.
-	catalog bool
 }
 
 // falseHint is the false every tool's OpenWorldHint (and the non-destructive
@@ -72,54 +51,52 @@ func readOnlyTool() *mcp.ToolAnnotations {
 	return &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: falseHint}
 }
 
-// ops is the one table of operations, in the order tools are registered
-// and source operations are listed in the catalog.
+// ops is the MCP side of contract's table of operations, in the same
+// order (checked at start-up), which is the order tools are registered in.
 var ops = []struct {
 	op op
-	opInfo
+	toolInfo
 }{
-	{opBeginSession, opInfo{desc: descBeginSession,
+	{opBeginSession, toolInfo{desc: descBeginSession,
 		annotations: &mcp.ToolAnnotations{OpenWorldHint: falseHint, DestructiveHint: falseHint}}},
-	{opListCatalog, opInfo{desc: descListCatalog,
+	{opListCatalog, toolInfo{desc: descListCatalog,
 		annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: falseHint}}},
-	{opEndSession, opInfo{desc: descEndSession,
+	{opEndSession, toolInfo{desc: descEndSession,
 		annotations: &mcp.ToolAnnotations{IdempotentHint: true, OpenWorldHint: falseHint, DestructiveHint: falseHint}}},
-	{opListTables, opInfo{desc: descListTables, annotations: readOnlyTool(),
-		kind: "metadata", scopes: scopesSource, catalog: true}},
-	{opDescribeTable, opInfo{desc: descDescribeTable, annotations: readOnlyTool(),
-		kind: "metadata", scopes: scopesTables, catalog: true}},
-	{opReadTable, opInfo{desc: descReadTable, annotations: readOnlyTool(),
-		kind: "read", scopes: scopesTables, catalog: true}},
-	{opQuerySQL, opInfo{desc: descQuerySQL, annotations: readOnlyTool(),
-		kind: "read", scopes: scopesTables, catalog: true}},
-	{opRequestSQL, opInfo{desc: descRequestSQL, annotations: &mcp.ToolAnnotations{OpenWorldHint: falseHint},
-		write: true, kind: "full", scopes: scopesFullSQL, catalog: true}},
-	{opReadOpenFile, opInfo{desc: descReadOpenFile, annotations: readOnlyTool(),
-		kind: "document", scopes: scopesDocument}},
-	{opGetRequest, opInfo{desc: descGetRequest, annotations: readOnlyTool()}},
-	{opCancelRequest, opInfo{desc: descCancelRequest,
+	{opListTables, toolInfo{desc: descListTables, annotations: readOnlyTool()}},
+	{opDescribeTable, toolInfo{desc: descDescribeTable, annotations: readOnlyTool()}},
+	{opReadTable, toolInfo{desc: descReadTable, annotations: readOnlyTool()}},
+	{opQuerySQL, toolInfo{desc: descQuerySQL, annotations: readOnlyTool()}},
+	{opRequestSQL, toolInfo{desc: descRequestSQL, annotations: &mcp.ToolAnnotations{OpenWorldHint: falseHint}}},
+	{opReadOpenFile, toolInfo{desc: descReadOpenFile, annotations: readOnlyTool()}},
+	{opGetRequest, toolInfo{desc: descGetRequest, annotations: readOnlyTool()}},
+	{opCancelRequest, toolInfo{desc: descCancelRequest,
 		annotations: &mcp.ToolAnnotations{IdempotentHint: true, OpenWorldHint: falseHint, DestructiveHint: falseHint}}},
 }
 
-// info returns o's row of ops; an operation not in the table has the
-// zero row (no request, no scopes, not in the catalog).
-func (o op) info() opInfo {
+// A tool table that lists other operations than contract's, or in
+// another order, is a registration mistake: it panics at start-up.
+func init() {
+	names := make([]op, len(ops))
+	for i, row := range ops {
+		names[i] = row.op
+	}
+	if !slices.Equal(names, contract.Ops()) {
+		panic("broker: the tool table does not list contract's operations in order")
+	}
+}
+
+// toolOf returns o's row of ops; an operation not in the table has the
+// zero row.
+func toolOf(o op) toolInfo {
 	for _, row := range ops {
 		if row.op == o {
-			return row.opInfo
+			return row.toolInfo
 		}
 	}
-	return opInfo{}
+	return toolInfo{}
 }
 
 // catalogOps lists the operations list_catalog offers on a source,
 // leaving out those that write when the source is read-only.
-func catalogOps(readOnlySource bool) []string {
-	out := []string{}
-	for _, row := range ops {
-		if row.catalog && !(readOnlySource && row.write) {
-			out = append(out, string(row.op))
-		}
-	}
-	return out
-}
+func catalogOps(readOnlySource bool) []string { return contract.CatalogOps(readOnlySource) }

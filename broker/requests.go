@@ -2,62 +2,46 @@ package broker
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
-	"slices"
 	"sort"
 	"sync"
 	"time"
 
+	"github.com/dbeast/dbeast/broker/internal/requests"
 	"github.com/dbeast/dbeast/engines"
 	"github.com/dbeast/dbeast/verifier"
 )
 
-// Status is a request's state as the agent and the console see it.
-type Status string
+// Status is a request's state as the agent and the console see it
+// (requests.Status).
+type Status = requests.Status
 
-// Request states. pending → running → completed | failed | cancelled |
-// expired | outcome_unknown, and pending → denied | cancelled | expired |
-// revoked; result_expired and completed_result_revoked follow completed.
+// Request states (requests').
 const (
-	StatusPending                Status = "pending"
-	StatusRunning                Status = "running"
-	StatusCompleted              Status = "completed"
-	StatusFailed                 Status = "failed"
-	StatusCancelled              Status = "cancelled"
-	StatusExpired                Status = "expired"
-	StatusOutcomeUnknown         Status = "outcome_unknown"
-	StatusDenied                 Status = "denied"
-	StatusRevoked                Status = "revoked"
-	StatusResultExpired          Status = "result_expired"
-	StatusCompletedResultRevoked Status = "completed_result_revoked"
+	StatusPending                = requests.StatusPending
+	StatusRunning                = requests.StatusRunning
+	StatusCompleted              = requests.StatusCompleted
+	StatusFailed                 = requests.StatusFailed
+	StatusCancelled              = requests.StatusCancelled
+	StatusExpired                = requests.StatusExpired
+	StatusOutcomeUnknown         = requests.StatusOutcomeUnknown
+	StatusDenied                 = requests.StatusDenied
+	StatusRevoked                = requests.StatusRevoked
+	StatusResultExpired          = requests.StatusResultExpired
+	StatusCompletedResultRevoked = requests.StatusCompletedResultRevoked
 )
 
-var requestStatuses = []Status{StatusPending, StatusRunning, StatusCompleted, StatusFailed, StatusCancelled, StatusExpired,
-	StatusOutcomeUnknown, StatusDenied, StatusRevoked, StatusResultExpired, StatusCompletedResultRevoked}
-
-// Valid reports whether s is one of the request states above. The console
-// API checks a status filter with it, so an unknown one is refused rather
-// than matching nothing.
-func (s Status) Valid() bool { return slices.Contains(requestStatuses, s) }
-
-// Request limits from the contract.
+// Request limits from the contract (requests').
 const (
-	DecisionTime         = 5 * time.Minute
-	ResultRetention      = 5 * time.Minute
-	MaxStoredRequests    = 64
-	MaxKeysPerSession    = 256
-	MaxPendingPerSession = 4
-	MaxPendingGlobal     = 32
-	SlotsPerSession      = 1
-	SlotsGlobal          = 4
-	// MaxUndeliveredPerConnection is one connection's fair share of the
-	// stored requests: at most this many of its requests may be pending,
-	// running, or completed with a result the agent has not received yet.
-	// Four connections at their share fill the store; requests whose
-	// outcome was delivered make room as needed (admitLocked).
-	MaxUndeliveredPerConnection = MaxStoredRequests / 4
-	pollAfterMS                 = 1000
+	DecisionTime                = requests.DecisionTime
+	ResultRetention             = requests.ResultRetention
+	MaxStoredRequests           = requests.MaxStoredRequests
+	MaxKeysPerSession           = requests.MaxKeysPerSession
+	MaxPendingPerSession        = requests.MaxPendingPerSession
+	MaxPendingGlobal            = requests.MaxPendingGlobal
+	SlotsPerSession             = requests.SlotsPerSession
+	SlotsGlobal                 = requests.SlotsGlobal
+	MaxUndeliveredPerConnection = requests.MaxUndeliveredPerConnection
 )
 
 // Static messages of the request feature; those that name a limit are
@@ -356,55 +340,9 @@ func (rq *reqState) sortedRequestsLocked() []*request {
 	return out
 }
 
-// requestOut is what every request tool and get_request return. Error is
-// the request's own error (a failed, cancelled, expired, revoked or
-// denied request) reported inside the result, not as a tool error.
-type requestOut struct {
-	RequestID   string        `json:"request_id"`
-	Status      Status        `json:"status"`
-	Result      any           `json:"result" jsonschema:"the bounded result, only when status is completed"`
-	PollAfterMS int           `json:"poll_after_ms" jsonschema:"when pending or running, poll get_request after this many milliseconds"`
-	Error       *requestError `json:"error,omitempty"`
-}
+// requestOut is what every request tool and get_request return
+// (requests.Answer).
+type requestOut = requests.Answer
 
-type requestError struct {
-	Code    Code   `json:"code"`
-	Message string `json:"message"`
-}
-
-func viewOf(id string, st Status, code Code, msg string, result any) *requestOut {
-	out := &requestOut{RequestID: id, Status: st, Result: result}
-	if st == StatusPending || st == StatusRunning {
-		out.PollAfterMS = pollAfterMS
-	}
-	if code != "" {
-		out.Error = &requestError{Code: code, Message: msg}
-	}
-	return out
-}
-
-// marshalSize is the size of out in the MCP response: the structured JSON
-// plus the same JSON as a text block, escaped as a JSON string, plus an
-// allowance for the envelope.
-func marshalSize(out any) int {
-	raw, err := json.Marshal(out)
-	if err != nil {
-		return 1 << 30
-	}
-	esc, _ := json.Marshal(string(raw))
-	return len(raw) + len(esc) + 1024
-}
-
-// largestFitting returns the largest n in [0, max] for which fits(n)
-// holds, fits being true up to some n and false after it; 0 when none
-// fits. Trimming an answer to the response budget searches with it.
-func largestFitting(max int, fits func(n int) bool) int {
-	n := sort.Search(max+1, func(n int) bool { return !fits(n) }) - 1
-	if n < 0 {
-		return 0
-	}
-	return n
-}
-
-// MaxResponseBytes is the MCP response budget.
-const MaxResponseBytes = 1 << 20
+// MaxResponseBytes is the MCP response budget (requests').
+const MaxResponseBytes = requests.MaxResponseBytes

@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/dbeast/dbeast/broker/internal/requests"
 )
 
 // Splicing: a tool's answer reaches the wire as the bytes encodeAnswer
@@ -79,7 +81,7 @@ func setAnswer(ctx context.Context, res *mcp.CallToolResult, raw json.RawMessage
 		return
 	}
 	res.StructuredContent = json.RawMessage(`"` + sp.add(raw) + `"`)
-	text := appendTextCopy(make([]byte, 0, len(raw)+textExtra(raw)), raw)
+	text := appendTextCopy(make([]byte, 0, len(raw)+requests.TextExtra(raw)), raw)
 	res.Content = []mcp.Content{&mcp.TextContent{Text: sp.add(text)}}
 }
 

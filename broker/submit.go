@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbeast/dbeast/broker/internal/requests"
 	"github.com/dbeast/dbeast/verifier"
 )
 
@@ -36,11 +37,11 @@ func (b *Broker) sourceFor(connID string, id SourceID) (Source, *ToolError) {
 
 // newSourceRequest fills the source fields of a request.
 func newSourceRequest(s *Session, src Source, o op) *request {
-	info := o.info()
+	info := o.Info()
 	return &request{
 		sessionID: s.ID, connID: s.ConnectionID, clientLabel: s.Label,
 		sourceID: src.ID, alias: src.Alias, kind: string(src.Kind), readOnly: src.ReadOnly,
-		generation: src.Generation, operation: o, opKind: info.kind, write: info.write,
+		generation: src.Generation, operation: o, opKind: info.Kind, write: info.Write,
 	}
 }
 
@@ -228,7 +229,7 @@ func (rq *reqState) viewLocked(sessionID, id string) *requestOut {
 	if r == nil || r.sessionID != sessionID {
 		if sr := rq.sessions[sessionID]; sr != nil {
 			if t, ok := sr.tombs[id]; ok {
-				return viewOf(id, t.status, t.errCode, t.errMsg, nil)
+				return requests.View(id, t.status, t.errCode, t.errMsg, nil)
 			}
 		}
 		return nil
@@ -243,5 +244,5 @@ func (rq *reqState) viewLocked(sessionID, id string) *requestOut {
 		res = r.result
 		r.delivered = true
 	}
-	return viewOf(r.id, r.status, r.errCode, r.errMsg, res)
+	return requests.View(r.id, r.status, r.errCode, r.errMsg, res)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/dbeast/dbeast/broker/internal/requests"
 	"github.com/dbeast/dbeast/engines"
 )
 
@@ -82,7 +83,7 @@ func (b *Broker) toolListCatalog(_ context.Context, c Call, in listCatalogIn) (*
 // structured answer and its escaped text copy), so the catalog is encoded
 // only to check the result.
 func fitCatalog(out *listCatalogOut) {
-	total := marshalSize(out)
+	total := requests.MarshalSize(out)
 	if total <= MaxResponseBytes {
 		return
 	}
@@ -122,10 +123,10 @@ func fitCatalog(out *listCatalogOut) {
 			}
 		}
 	}
-	lo := largestFitting(max(longest-1, 0), func(n int) bool { return size(n) <= MaxResponseBytes })
+	lo := requests.LargestFitting(max(longest-1, 0), func(n int) bool { return size(n) <= MaxResponseBytes })
 	limit(lo)
 	// The estimate is an upper bound up to escaping details; check it.
-	for lo > 0 && marshalSize(out) > MaxResponseBytes {
+	for lo > 0 && requests.MarshalSize(out) > MaxResponseBytes {
 		lo = lo * 9 / 10
 		limit(lo)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 
+	"github.com/dbeast/dbeast/broker/internal/requests"
 	"github.com/dbeast/dbeast/engines"
 	"github.com/dbeast/dbeast/verifier"
 )
@@ -110,7 +111,7 @@ func (b *Broker) toolReadTable(ctx context.Context, c Call, in readTableIn) (*re
 			return nil, terr
 		}
 		sql := readTableStatement(b.cfg.Drivers[src.Kind], in.Table, in.Columns, in.Limit, in.Offset)
-		v, err := verify(verifier.Input{Dialect: src.Kind.Dialect(), SQL: sql, Mode: verifier.ModeRead, Database: b.databaseOf(src.ID)})
+		v, err := requests.Verify(verifier.Input{Dialect: src.Kind.Dialect(), SQL: sql, Mode: verifier.ModeRead, Database: b.databaseOf(src.ID)})
 		if err != nil {
 			return nil, refusal(err, CodeUnsupportedSafeRead)
 		}
@@ -126,7 +127,7 @@ func (b *Broker) toolQuerySQL(ctx context.Context, c Call, in sqlIn) (*requestOu
 		if terr != nil {
 			return nil, terr
 		}
-		v, err := verify(verifier.Input{Dialect: src.Kind.Dialect(), SQL: in.SQL, Mode: verifier.ModeRead, Database: b.databaseOf(src.ID)})
+		v, err := requests.Verify(verifier.Input{Dialect: src.Kind.Dialect(), SQL: in.SQL, Mode: verifier.ModeRead, Database: b.databaseOf(src.ID)})
 		if err != nil {
 			return nil, refusal(err, CodeUnsupportedSafeRead)
 		}
@@ -146,7 +147,7 @@ func (b *Broker) toolRequestSQL(ctx context.Context, c Call, in sqlIn) (*request
 			return nil, toolErrMsg(CodePermissionDenied, msgReadOnlySource)
 		}
 		d := src.Kind.Dialect()
-		if _, err := verify(verifier.Input{Dialect: d, SQL: in.SQL, Mode: verifier.ModeFull}); err != nil {
+		if _, err := requests.Verify(verifier.Input{Dialect: d, SQL: in.SQL, Mode: verifier.ModeFull}); err != nil {
 			return nil, refusal(err, CodeInvalidInput)
 		}
 		r := newSourceRequest(s, src, opRequestSQL)
@@ -157,7 +158,7 @@ func (b *Broker) toolRequestSQL(ctx context.Context, c Call, in sqlIn) (*request
 		}
 		// A single-table write that standing read_write table access covers
 		// runs as the verifier's regenerated SQL, without a prompt.
-		v, err := verify(verifier.Input{Dialect: d, SQL: in.SQL, Mode: verifier.ModeTableWrite, Database: b.databaseOf(src.ID)})
+		v, err := requests.Verify(verifier.Input{Dialect: d, SQL: in.SQL, Mode: verifier.ModeTableWrite, Database: b.databaseOf(src.ID)})
 		if err == nil && v.Target != nil {
 			acc := b.EffectiveAccess(s.ConnectionID, src.ID)
 			for _, ts := range acc.Tables {
@@ -189,7 +190,7 @@ func (b *Broker) toolReadOpenFile(ctx context.Context, c Call, in readOpenFileIn
 		r := &request{
 			sessionID: s.ID, connID: s.ConnectionID, clientLabel: s.Label,
 			fileID: d.id, alias: d.alias, kind: "document", readOnly: true, generation: d.version,
-			operation: opReadOpenFile, opKind: opReadOpenFile.info().kind,
+			operation: opReadOpenFile, opKind: opReadOpenFile.Info().Kind,
 			doc: &docRead{fileID: d.id, version: d.version, offset: off, text: text, total: len(d.text), eof: off+len(text) == len(d.text)},
 		}
 		r.statement = docStatement(d.alias, d.version, off, len(text))

@@ -26,7 +26,7 @@ func (b *Broker) addTools(s *mcp.Server) {
 
 // addOp registers the tool of one row of ops with its handler.
 func addOp[In, Out any](b *Broker, s *mcp.Server, o op, h toolHandler[In, Out]) {
-	info := o.info()
+	info := toolOf(o)
 	addTool(b, s, &mcp.Tool{Name: string(o), Description: info.desc, Annotations: info.annotations}, h)
 }
 

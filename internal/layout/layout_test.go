@@ -108,23 +108,28 @@ func TestDependenciesPointOneWay(t *testing.T) {
 // TestBrokerSplitImports holds the broker's split along its lock order
 // (broker/doc.go's lock map) to imports: the top package keeps the MCP
 // surface and lifecycle and reaches files, watchers and drivers only
-// through the packages below it; the inner state never calls up into
-// the request machine; the document files know nothing of the broker.
+// through the packages below it; the request machine and the inner state
+// reach no driver and not the MCP SDK, and the state never calls up into
+// the request machine; the shared leaf (contract) and the document files
+// know nothing of the broker.
 func TestBrokerSplitImports(t *testing.T) {
 	drivers := []string{"github.com/jackc/pgx", "github.com/go-sql-driver/mysql", "modernc.org/sqlite", "database/sql"}
+	isDriver := func(imp string) bool {
+		for _, drv := range drivers {
+			if imp == drv || strings.HasPrefix(imp, drv+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	const sdk = "github.com/modelcontextprotocol/go-sdk"
+	isSDK := func(imp string) bool { return strings.HasPrefix(imp, sdk) }
 	rules := []struct {
 		pkg    string // the importing package, exactly
 		banned func(imp string) bool
 		why    string
 	}{
-		{"broker", func(imp string) bool {
-			for _, drv := range drivers {
-				if imp == drv || strings.HasPrefix(imp, drv+"/") {
-					return true
-				}
-			}
-			return false
-		}, "the broker reaches databases only through engines"},
+		{"broker", isDriver, "the broker reaches databases only through engines"},
 		{"broker", func(imp string) bool { return strings.HasPrefix(imp, "github.com/fsnotify/fsnotify") },
 			"the broker follows files only through broker/internal/docfile"},
 		{"broker", func(imp string) bool { return strings.HasPrefix(imp, "golang.org/x/sys") },
@@ -133,6 +138,14 @@ func TestBrokerSplitImports(t *testing.T) {
 			"the state (Broker.mu) is below the request machine (reqState.mu) in the lock order"},
 		{"broker/internal/docfile", func(imp string) bool { return under(imp, "broker") },
 			"docfile holds no broker lock and is below all of them"},
+		{"broker/internal/requests", isDriver, "the request machine reaches databases only through engines"},
+		{"broker/internal/requests", isSDK, "only broker, the MCP surface, imports the MCP SDK"},
+		{"broker/internal/requests", func(imp string) bool { return imp == module+"/broker" },
+			"the request machine is below the MCP surface that drives it"},
+		{"broker/internal/state", isSDK, "only broker, the MCP surface, imports the MCP SDK"},
+		{"broker/internal/state", isDriver, "the state reaches databases only through engines"},
+		{"broker/internal/contract", func(imp string) bool { return under(imp, "broker") || strings.HasPrefix(imp, sdk) },
+			"contract is the leaf every broker package shares: it imports none of them, nor the MCP SDK"},
 	}
 	pkgs := listPackages(t)
 	for _, r := range rules {

@@ -1,4 +1,4 @@
-package broker
+package requests
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package broker
+package requests
 
 import (
 	"container/list"
@@ -31,10 +31,10 @@ const (
 // on the broker, so every broker of the process can share it.
 var verdicts = newVerdictCache(verdictCacheEntries, verdictCacheBytes)
 
-// verify is dialect.Verify through the verdict cache. The verdict it
+// Verify is dialect.Verify through the verdict cache. The verdict it
 // returns is the caller's own copy: nothing a caller does to its slices,
 // map or pointers reaches the cache or another request.
-func verify(in verifier.Input) (*verifier.Verdict, error) {
+func Verify(in verifier.Input) (*verifier.Verdict, error) {
 	return verdicts.verify(in)
 }
 
