@@ -37,7 +37,8 @@ func TestProofIdentityEncoding(t *testing.T) {
 			if rowIdentity(c.tagA, c.a) == rowIdentity(c.tagB, c.b) {
 				t.Fatalf("%q %q and %q %q hash alike", c.tagA, c.a, c.tagB, c.b)
 			}
-			if rowIdentity(c.tagA, c.a) != rowIdentity(c.tagA, c.a) {
+			first, again := rowIdentity(c.tagA, c.a), rowIdentity(c.tagA, c.a)
+			if first != again {
 				t.Fatal("the same row hashes differently")
 			}
 		})
