@@ -20,10 +20,14 @@ import "strconv"
 // MATERIALIZED marker would do, so it is an upper bound on every server.
 // The bodies are counted once more where they are defined.
 //
-// The bound's value is measured (docs/safe-sql.md, "CTE expansion"): the
-// TPC-DS and TPC-H queries, the heaviest analytical reads the project
-// pins, stay far below it (TPC-DS Q14 is the largest), while chains at the
-// bound cost the servers little memory and time to plan and run.
+// The bound's value is measured (docs/safe-sql.md, "CTE expansion"). The
+// largest TPC-DS/TPC-H query, Q14, makes 447 expanded references (the
+// tests keep every one at most half the bound). At the bound, EXPLAIN on
+// PostgreSQL 15 took under 0.25 s and 83 MB of backend memory, on MariaDB
+// 10.11 0.01 s; the cost about doubles per chain level, and a two-way chain
+// of 1,024 scans (9,200 expanded references) took 1.2 s and 218 MB
+// (PostgreSQL), 0.25 s and about 100 MB (MariaDB). A lower bound would
+// refuse TPC-DS sooner without saving the servers much.
 
 // MaxExpandedReferences bounds the relation references of one statement
 // counted as if every CTE reference were replaced by the CTE's body.

@@ -33,13 +33,13 @@ type walker struct {
 // itself or to a later sibling is refused as recursive: the first is
 // recursion, the second may be a cycle.
 type withFrame struct {
-	ctes   []*cte
-	outs   []*outputs // each walked CTE's columns
+	ctes []*cte
+	outs []*outputs // each walked CTE's columns
 	// costs are the expanded references each walked CTE's body counted:
 	// what each reference to it is charged, as if SQLite flattened a copy
 	// of it (verifier.MaxExpandedReferences).
-	costs []int
-	active int        // index of the CTE whose body is being walked, or -1
+	costs  []int
+	active int // index of the CTE whose body is being walked, or -1
 }
 
 // scope is one SELECT core's FROM clause, linked to the enclosing ones.
