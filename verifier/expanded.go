@@ -18,7 +18,9 @@ import "strconv"
 // included at their own cost) on top of the reference itself. This is the
 // count as if every CTE were inlined, whatever the dialect or a
 // MATERIALIZED marker would do, so it is an upper bound on every server.
-// The bodies are counted once more where they are defined.
+// The bodies are counted once more where they are defined. Every dialect
+// refuses recursive CTEs (recursive_cte); were one accepted, its
+// self-reference would count one, its body not being known yet.
 //
 // The bound's value is measured (docs/safe-sql.md, "CTE expansion"). The
 // largest TPC-DS/TPC-H query, Q14, makes 447 expanded references (the
