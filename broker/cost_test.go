@@ -3,6 +3,7 @@ package broker
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"runtime"
@@ -98,7 +99,10 @@ func TestLargeCellThroughBroker(t *testing.T) {
 // agent on a PostgreSQL source as unsupported_safe_read with the bound's
 // message, before anything runs: the CUBE of nine columns (512 grouping
 // sets, which PostgreSQL would expand before its own check of 4,096),
-// five string aggregates, and 257 distinct zone strings.
+// five string aggregates, 257 distinct zone strings, and a chain of 16
+// NOT MATERIALIZED CTEs each reading the one before twice (65,536 scans
+// inlined, past the expanded-reference bound; k=12 took a backend to
+// 906 MB before the bound).
 func TestCostBoundsRefusedThroughBroker(t *testing.T) {
 	dsn := os.Getenv("DBEAST_TEST_POSTGRES_DSN")
 	if dsn == "" {
@@ -111,10 +115,17 @@ func TestCostBoundsRefusedThroughBroker(t *testing.T) {
 	for i := range zones {
 		zones[i] = "'2024-01-01 00:00 UTC+" + strconv.Itoa(i/60) + ":" + strconv.Itoa(i%60) + "'"
 	}
+	var chain strings.Builder
+	chain.WriteString("WITH c0 AS NOT MATERIALIZED (SELECT o.id AS x FROM public.orders AS o)")
+	for i := 1; i <= 16; i++ {
+		fmt.Fprintf(&chain, ", c%d AS NOT MATERIALIZED (SELECT a.x FROM c%d AS a, c%d AS b)", i, i-1, i-1)
+	}
+	chain.WriteString(" SELECT count(*) FROM c16 AS z")
 	for _, c := range []struct {
 		sql  string
 		code verifier.Code
 	}{
+		{chain.String(), verifier.CodeTooManyExpandedReferences},
 		{"SELECT count(*) FROM public.orders GROUP BY CUBE (a, b, c, d, e, f, g, h, i)", verifier.CodeTooManyGroupingSets},
 		{"SELECT string_agg(a, ','), string_agg(b, ','), array_agg(c), array_agg(d), array_agg(e) FROM public.orders", verifier.CodeTooManyGrowthAggregates},
 		{"SELECT count(*) FROM public.orders WHERE ts IN (" + strings.Join(zones, ", ") + ")", verifier.CodeTooManyDateTimeStrings},

@@ -66,6 +66,13 @@ var limitTable = []limitRow{
 		schema: []string{"read_table.offset.maximum", "read_table.offset.minimum"}},
 	{name: "UI log entries", value: ActivityMax},
 	{name: "table columns", value: engines.MaxColumns},
+	// The contract's "at most 16 physical tables and 32 aliases" and the
+	// verifier's bounds of relation references written and as if every
+	// CTE were inlined; their refusal messages spell them.
+	{name: "physical tables", value: verifier.MaxTables},
+	{name: "aliases", value: verifier.MaxAliases},
+	{name: "relation references", value: verifier.MaxReferences},
+	{name: "expanded references", value: verifier.MaxExpandedReferences},
 
 	// The broker's own shares and bounds of the tools' arguments.
 	{name: "undelivered requests per connection", value: MaxUndeliveredPerConnection},

@@ -93,6 +93,10 @@ func limitTexts() map[string][]string {
 	cut, _ := catalogTag.FieldByName("SharedTablesCut")
 	return map[string][]string{
 		"SQL":                                 {verifier.Refuse(verifier.CodeInputTooLarge).Message},
+		"physical tables":                     {verifier.Refuse(verifier.CodeTooManyTables).Message},
+		"aliases":                             {verifier.Refuse(verifier.CodeTooManyAliases).Message},
+		"relation references":                 {verifier.Refuse(verifier.CodeTooManyReferences).Message},
+		"expanded references":                 {verifier.Refuse(verifier.CodeTooManyExpandedReferences).Message},
 		"operation deadline":                  {string(engines.ReasonTimeout), string(emysql.ReasonNoTempCap)},
 		"connection setup deadline":           {string(engines.ReasonSetupTimeout)},
 		"cell":                                {string(engines.ReasonCellTooLarge)},

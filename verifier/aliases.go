@@ -33,23 +33,31 @@ func init() {
 	codeConstructs[CodeTooManyReferences] = "references"
 }
 
-// AliasSet counts one statement's aliases against MaxAliases and its
-// relation references against MaxReferences. The zero value is ready; it
+// AliasSet counts one statement's aliases against MaxAliases, its
+// relation references against MaxReferences and its expanded references
+// against MaxExpandedReferences (expanded.go). The zero value is ready; it
 // is used for one statement and is not safe for concurrent use.
 type AliasSet struct {
 	names map[string]bool
 	refs  int
+	// expanded is refs plus what Expand charged: the references the
+	// planner sees when every CTE reference is inlined.
+	expanded int
 }
 
 // Add counts one relation reference named name, folded as the dialect
 // folds relation names ("" for a subquery the dialect lets go unnamed,
 // which adds no alias). It returns the refusal once either bound is
 // passed; the reference bound is checked first, so a statement past both
-// is told the bound that names every reference.
+// is told the bound that names every reference. The reference also counts
+// one expanded reference.
 func (s *AliasSet) Add(name string) error {
 	s.refs++
 	if s.refs > MaxReferences {
 		return Refuse(CodeTooManyReferences)
+	}
+	if err := s.Expand(1); err != nil {
+		return err
 	}
 	if name == "" {
 		return nil

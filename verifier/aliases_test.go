@@ -47,3 +47,53 @@ func TestAliasSet(t *testing.T) {
 		})
 	}
 }
+
+// TestAliasSetExpanded pins the expanded-reference bound: Add counts one,
+// Expand charges a CTE body's count, Refs reports the sum, and the
+// statement is refused once the sum passes MaxExpandedReferences, while
+// the written-reference bound is still checked first.
+func TestAliasSetExpanded(t *testing.T) {
+	tests := []struct {
+		name   string
+		adds   int   // references added first
+		expand []int // then charged
+		want   Code
+		refs   int // Refs() after the last step that was not refused
+	}{
+		{"references alone", 10, nil, "", 10},
+		{"a body charged per reference", 3, []int{100, 100}, "", 203},
+		{"exactly the bound", 24, []int{MaxExpandedReferences - 24}, "", MaxExpandedReferences},
+		{"one past the bound", 24, []int{MaxExpandedReferences - 23}, CodeTooManyExpandedReferences, MaxExpandedReferences + 1},
+		{"many small charges", 1, []int{500, 500, 24}, CodeTooManyExpandedReferences, MaxExpandedReferences + 1},
+		{"the written bound first", MaxReferences + 1, nil, CodeTooManyReferences, MaxReferences},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var s AliasSet
+			var err error
+			for i := 0; i < tt.adds && err == nil; i++ {
+				err = s.Add("t")
+			}
+			for _, n := range tt.expand {
+				if err != nil {
+					break
+				}
+				err = s.Expand(n)
+			}
+			var got Code
+			if err != nil {
+				r, ok := AsRefusal(err)
+				if !ok {
+					t.Fatalf("error %v is not a refusal", err)
+				}
+				got = r.Code
+			}
+			if got != tt.want {
+				t.Errorf("refusal %q, want %q", got, tt.want)
+			}
+			if s.Refs() != tt.refs {
+				t.Errorf("Refs() = %d, want %d", s.Refs(), tt.refs)
+			}
+		})
+	}
+}

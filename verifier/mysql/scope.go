@@ -33,6 +33,10 @@ type cteUse struct {
 	in []*cteUse
 	// plans is the memoized planCount, 0 until computed.
 	plans int
+	// cost is the expanded references the CTE's body counted: what each
+	// reference to it is charged, as if the server merged a copy of it
+	// (verifier.MaxExpandedReferences).
+	cost int
 }
 
 // maxPlans caps a reference's count: nested CTEs each referenced twice

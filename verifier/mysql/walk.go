@@ -263,11 +263,13 @@ func (w *walker) with(n *ast.WithClause, c *ctes, outer *scope) (*ctes, error) {
 		use := &cteUse{}
 		prevCur := w.cur
 		w.cur = use
+		before := w.aliases.Refs()
 		err := w.resultSet(cte.Query.Query, inBody, outer)
 		w.cur = prevCur
 		if err != nil {
 			return nil, err
 		}
+		use.cost = w.aliases.Refs() - before
 		out := renamed(w.last, cte.ColNameList)
 		visible = &ctes{parent: visible, name: cte.Name.O, out: out, use: use}
 		c = &ctes{parent: c, name: cte.Name.O, out: out, use: use}
@@ -644,6 +646,9 @@ func (w *walker) tableName(n *ast.TableName, c *ctes) (*verifier.Table, *ctes, e
 		if cte, ok := c.find(n.Name.O); ok {
 			if cte.use != nil {
 				cte.use.in = append(cte.use.in, w.cur)
+				if err := w.aliases.Expand(cte.use.cost); err != nil {
+					return nil, nil, err
+				}
 			}
 			return nil, cte, nil
 		}

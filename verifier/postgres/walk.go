@@ -61,6 +61,10 @@ type cteEnv struct {
 	parent *cteEnv
 	name   string
 	out    *outputs
+	// cost is the expanded references the CTE's body counted: what each
+	// reference to it is charged, as if PostgreSQL inlined it
+	// (verifier.MaxExpandedReferences).
+	cost int
 }
 
 func (e *cteEnv) lookup(name string) *cteEnv {
@@ -224,6 +228,7 @@ func (w *walker) withClause(wc *pg_query.WithClause, parent *scope, env *cteEnv)
 		if err := w.countAlias(cte.Ctename); err != nil {
 			return nil, err
 		}
+		before := w.aliases.Refs()
 		out, err := w.selectStmt(sel, parent, env)
 		if err != nil {
 			return nil, err
@@ -231,7 +236,7 @@ func (w *walker) withClause(wc *pg_query.WithClause, parent *scope, env *cteEnv)
 		if out, err = renamed(out, cte.Aliascolnames); err != nil {
 			return nil, err
 		}
-		env = &cteEnv{parent: env, name: cte.Ctename, out: out}
+		env = &cteEnv{parent: env, name: cte.Ctename, out: out, cost: w.aliases.Refs() - before}
 	}
 	return env, nil
 }
@@ -635,6 +640,9 @@ func (w *walker) rangeVar(rv *pg_query.RangeVar, sc *scope, env *cteEnv) error {
 		cte := env.lookup(rv.Relname)
 		if cte == nil {
 			return refuse(verifier.CodeUnqualifiedTable)
+		}
+		if err := w.aliases.Expand(cte.cost); err != nil {
+			return err
 		}
 		out := cte.out
 		if rv.Alias != nil {

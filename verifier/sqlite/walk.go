@@ -33,9 +33,13 @@ type walker struct {
 // itself or to a later sibling is refused as recursive: the first is
 // recursion, the second may be a cycle.
 type withFrame struct {
-	ctes   []*cte
-	outs   []*outputs // each walked CTE's columns
-	active int        // index of the CTE whose body is being walked, or -1
+	ctes []*cte
+	outs []*outputs // each walked CTE's columns
+	// costs are the expanded references each walked CTE's body counted:
+	// what each reference to it is charged, as if SQLite flattened a copy
+	// of it (verifier.MaxExpandedReferences).
+	costs  []int
+	active int // index of the CTE whose body is being walked, or -1
 }
 
 // scope is one SELECT core's FROM clause, linked to the enclosing ones.
@@ -69,6 +73,14 @@ var eponymous = map[string]bool{
 // "" for an unnamed subquery) against the alias and reference limits.
 func (w *walker) addAlias(name string) {
 	if err := w.aliases.Add(name); err != nil {
+		panic(err)
+	}
+}
+
+// expand charges n expanded references (a CTE's body, for one reference
+// to it) against verifier.MaxExpandedReferences.
+func (w *walker) expand(n int) {
+	if err := w.aliases.Expand(n); err != nil {
 		panic(err)
 	}
 }
@@ -116,6 +128,7 @@ func (w *walker) resolve(it *fromItem) (*verifier.Table, *outputs) {
 					var out *outputs
 					if j < len(fr.outs) {
 						out = fr.outs[j]
+						w.expand(fr.costs[j])
 					}
 					return nil, out
 				}
@@ -154,8 +167,10 @@ func (w *walker) selectStmt(s *selectStmt, outer *scope) {
 		defer func() { w.withs = w.withs[:len(w.withs)-1] }()
 		for i, c := range s.with {
 			fr.active = i
+			before := w.aliases.Refs()
 			w.selectStmt(c.sel, outer)
 			fr.outs = append(fr.outs, renamed(w.last, c.cols))
+			fr.costs = append(fr.costs, w.aliases.Refs()-before)
 		}
 		fr.active = -1
 	}
@@ -377,6 +392,10 @@ func (w *walker) expr(e expr, sc *scope) {
 			w.selectStmt(x.sub, sc)
 		}
 		if x.table != nil {
+			// x IN name reads the relation like a FROM entry; it is no
+			// written reference (the text names no alias), but a CTE's copy
+			// is one more expanded reference, plus its body.
+			w.expand(1)
 			w.resolve(x.table)
 		}
 	case *existsExpr:
