@@ -113,7 +113,7 @@ func TestCheckDepthEstimate(t *testing.T) {
 		{`"a""-" - 1`, same(1)},
 		{"'unterminated -(-(", same(0)},
 		{"`a-b(` - 1", est{5, 1, 1}}, // ` is an operator in PostgreSQL
-		{"[a-b] - 1", est{3, 3, 1}},   // SQLite's bracketed name
+		{"[a-b] - 1", est{3, 3, 1}},  // SQLite's bracketed name
 		{"[a-b", est{2, 2, 0}},
 		// Elsewhere the string ends at \' and the last quote opens one that
 		// runs to the end, past the group's closer.
