@@ -41,17 +41,18 @@ type Broker struct {
 	mu sync.Mutex
 	// state is the saved state in force and its durable side
 	// (broker/internal/state), guarded by mu.
-	state      *state.InForce
-	sessions   map[string]*Session
-	begins     map[string][]time.Time
-	generation uint64 // grows on every MCP server start
+	state *state.InForce
+	// sessions is the session table (and the server generation),
+	// guarded by mu like state.
+	sessions *state.Sessions
 	// narrowing counts, per source id, sharing narrowings whose revocations
 	// have not finished yet; no request on such a source may start until
 	// they have, so a stale session grant cannot start new work in between.
 	narrowing map[string]int
 
+	// hookMu guards sharingHooks (a leaf; the session end hooks are
+	// the session table's).
 	hookMu       sync.Mutex
-	sessionHooks []func(*Session, EndReason)
 	sharingHooks []func(SharingChange)
 
 	consoleToken string
@@ -111,8 +112,7 @@ func New(cfg Config) (*Broker, error) {
 	}
 	b := &Broker{
 		cfg: cfg, log: log, store: st, activity: &Activity{}, startedAt: cfg.now(),
-		limits:   newLimits(cfg.now),
-		sessions: map[string]*Session{}, begins: map[string][]time.Time{},
+		limits:       newLimits(cfg.now),
 		consoleToken: newToken(consoleTokenPrefix),
 		reqs:         newReqState(),
 	}
@@ -121,6 +121,9 @@ func New(cfg Config) (*Broker, error) {
 		return nil, err
 	}
 	b.state = inForce
+	// The label is read from the state in force at each call (the
+	// embedded Saved is replaced by every change), under Broker.mu.
+	b.sessions = state.NewSessions(cfg.now, func(id string) string { return b.state.ConnectionLabel(id) }, b.activity, log)
 	b.reqs.b = b
 	b.installRequestHooks()
 	b.restoreDocuments()
@@ -248,7 +251,7 @@ func (b *Broker) startMCPSrvLocked() error {
 		serve = func() { go srv.Serve(ln) }
 	}
 	b.mu.Lock()
-	b.generation++
+	b.sessions.NextGenerationLocked()
 	b.mu.Unlock()
 	b.mcpServing.Store(true)
 	if serve != nil {
@@ -396,7 +399,7 @@ func (b *Broker) janitor(stop chan struct{}) {
 			return
 		case <-t.C:
 			b.mu.Lock()
-			ended := b.sweepLocked(b.cfg.now())
+			ended := b.sweepLocked()
 			b.mu.Unlock()
 			b.runEndHooks(ended)
 			if b.bursts.quietAfterBurst() {

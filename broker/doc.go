@@ -78,24 +78,27 @@
 //     reach the rest of the broker through rq.b.
 //   - Broker.mu guards the saved state (Broker.state, a
 //     broker/internal/state.InForce: sources, connections, sharing, and
-//     its durable side: whether it is saved, the retries), sessions,
-//     begins, generation and narrowing. The state package imports nothing
+//     its durable side: whether it is saved, the retries), the session
+//     table (Broker.sessions, a state.Sessions: sessions, begins and the
+//     server generation) and narrowing. The state package imports nothing
 //     of the request machine, so it cannot take reqState.mu. Its …Locked
 //     methods: state.UpdateLocked (which writes to the Store while
 //     holding it, taking InForce.writeMu), the state's retrySavesLocked,
-//     connectionExistsLocked, connectionLabelLocked, recordLocked,
-//     allowBeginLocked, sweepLocked, removeLocked, effectiveAccessLocked,
-//     entryConnectionsLocked and sourceIndexLocked. Session-end and
-//     sharing hooks run after it is released (runEndHooks,
-//     notifySharing).
+//     the session table's BeginLocked, LookupLocked, SweepLocked,
+//     EndLocked and the rest, and the broker's connectionExistsLocked,
+//     connectionLabelLocked, recordLocked, sweepLocked,
+//     effectiveAccessLocked, entryConnectionsLocked and
+//     sourceIndexLocked. Session-end and sharing hooks run after it is
+//     released (runEndHooks, notifySharing).
 //   - state.InForce.writeMu orders the writes to the Store; it is held
 //     across them and taken with Broker.mu held (UpdateLocked) or with
 //     no broker lock (the state's retrySaves and Close, which so never
 //     hold Broker.mu across a write), and no lock is taken under it.
 //   - Leaves, held only for their own short critical sections and never
-//     while taking another broker lock: Broker.hookMu (the hook lists,
-//     copied before running), signIns.mu (sign-in codes), Activity.mu
-//     (the activity log, added to under the locks above), the
+//     while taking another broker lock: Broker.hookMu and the session
+//     table's hookMu (the hook lists, copied before running), signIns.mu
+//     (sign-in codes), Activity.mu (state.Activity:
+//     the activity log, added to under the locks above), the
 //     httpguard.Limits lock (rate buckets and in-flight slots) and the
 //     docfile.Watcher lock (the followed files; the watcher calls
 //     resnapshot with it released, in broker/internal/docfile, which

@@ -61,12 +61,7 @@ func (b *Broker) ShareDocument(id string, with []string) (DocumentInfo, error) {
 			}
 		}
 	}
-	var sessions []string
-	for sid, s := range b.sessions {
-		if affected[s.ConnectionID] {
-			sessions = append(sessions, sid)
-		}
-	}
+	sessions := b.sessions.IDsLocked(func(s *Session) bool { return affected[s.ConnectionID] })
 	b.mu.Unlock()
 
 	prev := d.sharedWith

@@ -108,11 +108,9 @@ func (rq *reqState) liveLocked(r *request) bool {
 // a deadline is dead even before a sweep removed it: an approval in the
 // console may be the only event after the deadline.
 func (b *Broker) sessionAlive(id string) bool {
-	now := b.cfg.now()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	s, ok := b.sessions[id]
-	return ok && s.Generation == b.generation && now.Before(s.IdleDeadline())
+	return b.sessions.AliveLocked(id)
 }
 
 // runTask runs one operation and releases its slot only after the

@@ -41,12 +41,7 @@ func (b *Broker) requestsSharingChanged(c SharingChange) {
 	b.reqs.mu.Lock()
 	defer b.reqs.mu.Unlock()
 	b.mu.Lock()
-	var sessions []string
-	for id, s := range b.sessions {
-		if conns[s.ConnectionID] {
-			sessions = append(sessions, id)
-		}
-	}
+	sessions := b.sessions.IDsLocked(func(s *Session) bool { return conns[s.ConnectionID] })
 	b.mu.Unlock()
 	for _, id := range sessions {
 		if sr := b.reqs.sessions[id]; sr != nil {

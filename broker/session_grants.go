@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dbeast/dbeast/broker/internal/contract"
 	"github.com/dbeast/dbeast/verifier"
 )
 
@@ -15,17 +16,9 @@ import (
 // the session runs under grants or standing access and revokes those
 // nothing covers any more.
 
-// GrantInfo is one session grant as the console shows it. SourceID is set
-// for the table, source and full_sql scopes, Schema and Name for table,
-// FileID for document; Alias is the source's or document's alias.
-type GrantInfo struct {
-	Scope    string `json:"scope"`
-	SourceID string `json:"source_id,omitempty"`
-	Schema   string `json:"schema,omitempty"`
-	Name     string `json:"name,omitempty"`
-	FileID   string `json:"file_id,omitempty"`
-	Alias    string `json:"alias,omitempty"`
-}
+// GrantInfo is one session grant as the console shows it
+// (contract.GrantInfo, which the session list carries too).
+type GrantInfo = contract.GrantInfo
 
 // Errors of grant revocation.
 var (
@@ -107,7 +100,7 @@ func (b *Broker) RevokeGrant(sessionID string, g GrantInfo) error {
 	if sr == nil {
 		// A live session that made no request yet holds no grant.
 		b.mu.Lock()
-		_, live := b.sessions[sessionID]
+		live := b.sessions.ExistsLocked(sessionID)
 		b.mu.Unlock()
 		if live {
 			return ErrNoSuchGrant

@@ -46,15 +46,8 @@ const AllConnections = state.AllConnections
 type Access = state.Access
 
 // SharingChange tells features that a source's sharing changed for some
-// connections. Narrowed is true when any of them lost anything (see
-// state.Narrows); features then revoke those connections' grants and requests on
-// the source. Widening never revokes.
-type SharingChange struct {
-	SourceID      string
-	Connections   []string
-	Narrowed      bool
-	SourceRemoved bool
-}
+// connections (state.SharingChange).
+type SharingChange = state.SharingChange
 
 // maxSharedTables bounds one entry's table list.
 const maxSharedTables = 1024
