@@ -124,7 +124,7 @@ func New(cfg Config) (*Broker, error) {
 	// The label is read from the state in force at each call (the
 	// embedded Saved is replaced by every change), under Broker.mu.
 	b.sessions = state.NewSessions(cfg.now, func(id string) string { return b.state.ConnectionLabel(id) }, b.activity, log)
-	b.reqs.b = b
+	b.reqs.host = reqHost{b}
 	b.installRequestHooks()
 	b.restoreDocuments()
 	b.mcp = b.newMCPServer()
@@ -371,7 +371,7 @@ func (b *Broker) Close() error {
 	console := b.consoleSrv
 	b.srvMu.Unlock()
 	err := b.StopServer()
-	b.stopDocWatcher()
+	b.reqs.stopDocWatcher()
 	b.closeMCP()
 	if console != nil {
 		console.Close()

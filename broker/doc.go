@@ -75,7 +75,9 @@
 //     pinLocked, dropTableGrantsLocked, sessionGrantsLocked), its
 //     documents (revokeDocumentLocked and the doc_*.go helpers) and its
 //     views (viewLocked, keyLookupLocked, sortedRequestsLocked). They
-//     reach the rest of the broker through rq.b.
+//     reach the rest of the broker only through rq.host, the small
+//     requests.Host interface (reqhost.go), whose methods take Broker.mu
+//     themselves.
 //   - Broker.mu guards the saved state (Broker.state, a
 //     broker/internal/state.InForce: sources, connections, sharing, and
 //     its durable side: whether it is saved, the retries), the session

@@ -10,15 +10,12 @@ import (
 // be held; it takes Broker.mu, as the lock order allows. On error the
 // saved list is unchanged and the caller rolls back its own change.
 func (rq *reqState) persistDocumentsLocked() error {
-	b := rq.b
 	rq.pruneDocSharesLocked()
 	list := make([]*savedDocument, 0, len(rq.docs.docs))
 	for _, d := range rq.sortedDocumentsLocked() {
 		list = append(list, &savedDocument{ID: d.id, Alias: d.alias, Path: d.path, SharedWith: slices.Clone(d.sharedWith)})
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.state.UpdateLocked(func(s *savedState) error {
+	return rq.host.UpdateState(func(s *savedState) error {
 		s.Documents, s.DocumentCounter = list, rq.docs.counter
 		return nil
 	})

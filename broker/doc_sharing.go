@@ -3,6 +3,8 @@ package broker
 import (
 	"errors"
 	"slices"
+
+	"github.com/dbeast/dbeast/broker/internal/state"
 )
 
 // maxDocShares bounds a document's sharing list: every connection (at
@@ -127,12 +129,11 @@ const msgDocumentUnavailable = "the document has no current snapshot: its file i
 // housekeeping, not access control). reqs.mu must be held; it takes
 // Broker.mu.
 func (rq *reqState) pruneDocSharesLocked() {
-	b := rq.b
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, d := range rq.docs.docs {
-		d.sharedWith = slices.DeleteFunc(d.sharedWith, func(c string) bool {
-			return c != AllConnections && !b.connectionExistsLocked(c)
-		})
-	}
+	rq.host.ReadState(func(st *state.Saved) {
+		for _, d := range rq.docs.docs {
+			d.sharedWith = slices.DeleteFunc(d.sharedWith, func(c string) bool {
+				return c != AllConnections && !st.ConnectionExists(c)
+			})
+		}
+	})
 }

@@ -13,7 +13,7 @@ func (rq *reqState) watchDocumentLocked(d *document) {
 		return
 	}
 	if s.watch == nil {
-		w, err := docfile.NewWatcher(rq.b.resnapshot)
+		w, err := docfile.NewWatcher(rq.resnapshot)
 		if err != nil {
 			return
 		}
@@ -34,39 +34,39 @@ func (rq *reqState) unwatchDocumentLocked(d *document) {
 // dropped and the document has no snapshot (problemChanging) rather than
 // keeping the old text current; the new event's own report reads the
 // file again.
-func (b *Broker) resnapshot(id string) {
-	b.reqs.mu.Lock()
-	d := b.reqs.docs.docs[id]
-	if d == nil || b.reqs.docs.watch == nil {
-		b.reqs.mu.Unlock()
+func (rq *reqState) resnapshot(id string) {
+	rq.mu.Lock()
+	d := rq.docs.docs[id]
+	if d == nil || rq.docs.watch == nil {
+		rq.mu.Unlock()
 		return
 	}
-	w := b.reqs.docs.watch
+	w := rq.docs.watch
 	path, seen := d.path, w.Events(id)
-	b.reqs.mu.Unlock()
-	data, err := b.readSnapshot(path)
-	b.reqs.mu.Lock()
-	defer b.reqs.mu.Unlock()
-	if b.reqs.docs.docs[id] != d || b.reqs.docs.watch != w {
+	rq.mu.Unlock()
+	data, err := rq.host.ReadSnapshot(path)
+	rq.mu.Lock()
+	defer rq.mu.Unlock()
+	if rq.docs.docs[id] != d || rq.docs.watch != w {
 		return
 	}
 	if w.Events(id) != seen {
-		b.reqs.markUnavailableLocked(d, problemChanging)
+		rq.markUnavailableLocked(d, problemChanging)
 		return
 	}
-	b.reqs.applySnapshotLocked(d, data, err)
+	rq.applySnapshotLocked(d, data, err)
 }
 
 // stopDocWatcher stops following files; Close calls it. The watcher is
 // closed outside reqs.mu, so that nothing of it is waited for while
 // holding the lock its reports (resnapshot) take.
-func (b *Broker) stopDocWatcher() {
-	b.reqs.mu.Lock()
-	s := b.reqs.docs
+func (rq *reqState) stopDocWatcher() {
+	rq.mu.Lock()
+	s := rq.docs
 	s.watchClosed = true
 	w := s.watch
 	s.watch = nil
-	b.reqs.mu.Unlock()
+	rq.mu.Unlock()
 	if w != nil {
 		w.Close()
 	}

@@ -259,32 +259,31 @@ func (rq *reqState) applySnapshotLocked(d *document, data []byte, err error) err
 // setSnapshotLocked makes data the current snapshot: a new version when
 // it differs from the last one. reqs.mu must be held.
 func (rq *reqState) setSnapshotLocked(d *document, data []byte) {
-	b := rq.b
+	h := rq.host
 	wasUnavailable := d.problem != ""
 	d.problem = ""
 	if sum := sha256.Sum256(data); sum != d.sum {
 		d.text, d.sum = data, sum
 		d.version++
 		rq.revokeDocumentLocked(d.id)
-		b.activity.Add(ActivityEntry{Time: b.cfg.now(), Alias: d.alias, Event: "document_changed"})
+		h.Record("", ActivityEntry{Time: h.Now(), Alias: d.alias, Event: "document_changed"})
 		return
 	}
 	d.text = data
 	if wasUnavailable {
-		b.activity.Add(ActivityEntry{Time: b.cfg.now(), Alias: d.alias, Event: "document_available"})
+		h.Record("", ActivityEntry{Time: h.Now(), Alias: d.alias, Event: "document_available"})
 	}
 }
 
 // markUnavailableLocked drops a document's snapshot for a static reason
 // and revokes every grant and request on it. reqs.mu must be held.
 func (rq *reqState) markUnavailableLocked(d *document, p docProblem) {
-	b := rq.b
 	if d.problem == p && d.text == nil {
 		return
 	}
 	d.problem, d.text = p, nil
 	rq.revokeDocumentLocked(d.id)
-	b.activity.Add(ActivityEntry{Time: b.cfg.now(), Alias: d.alias, Event: "document_unavailable", Reason: string(p)})
+	rq.host.Record("", ActivityEntry{Time: rq.host.Now(), Alias: d.alias, Event: "document_unavailable", Reason: string(p)})
 }
 
 // CloseDocument closes a document: its results are no longer released.

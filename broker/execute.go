@@ -46,8 +46,8 @@ func (b *Broker) redispatch() {
 // consumed in the same critical section as the move to running.
 // Needs reqState.mu, and never Broker.mu: it may take Broker.mu itself.
 func (rq *reqState) startLocked(r *request) {
-	b := rq.b
-	if r.sourceID != "" && b.narrowingInFlight(r.sourceID) {
+	h := rq.host
+	if r.sourceID != "" && h.NarrowingInFlight(r.sourceID) {
 		return // stays pending; redispatch runs once the revocation is done
 	}
 	if !rq.liveLocked(r) {
@@ -75,7 +75,7 @@ func (rq *reqState) startLocked(r *request) {
 	if r.standing {
 		ev = "shared_access"
 	}
-	b.record(r.connID, ActivityEntry{Time: b.cfg.now(), SessionID: r.sessionID, RequestID: r.id, Alias: r.alias, Event: ev, Status: string(StatusRunning), SQL: r.statement})
+	h.Record(r.connID, ActivityEntry{Time: h.Now(), SessionID: r.sessionID, RequestID: r.id, Alias: r.alias, Event: ev, Status: string(StatusRunning), SQL: r.statement})
 	if r.operation.Info().Scopes == scopesDocument {
 		rq.completeLocked(r, r.doc.result(), nil)
 		return
@@ -85,22 +85,22 @@ func (rq *reqState) startLocked(r *request) {
 	rq.slotsGlobal++
 	rq.slotsByConn[r.connID]++
 	rq.wg.Add(1)
-	go b.runTask(ctx, cancel, r, pins, rq.watchTaskLocked(r, rq.opDeadline))
+	go rq.runTask(ctx, cancel, r, pins, rq.watchTaskLocked(r, rq.opDeadline))
 }
 
 // liveLocked reports whether the request's session, source (same
 // generation, still visible to the connection) or document still exist.
 // Needs reqState.mu, and never Broker.mu: it may take Broker.mu itself.
 func (rq *reqState) liveLocked(r *request) bool {
-	b := rq.b
-	if !b.sessionAlive(r.sessionID) {
+	h := rq.host
+	if !h.SessionAlive(r.sessionID) {
 		return false
 	}
 	if r.fileID != "" {
 		return rq.documentLiveLocked(r)
 	}
-	_, gen, ok := b.engineSource(r.sourceID)
-	return ok && gen == r.generation && b.EffectiveAccess(r.connID, r.sourceID).Visible()
+	_, gen, ok := h.EngineSource(r.sourceID)
+	return ok && gen == r.generation && h.EffectiveAccess(r.connID, r.sourceID).Visible()
 }
 
 // sessionAlive reports whether the session exists in this server
@@ -116,37 +116,38 @@ func (b *Broker) sessionAlive(id string) bool {
 // runTask runs one operation and releases its slot only after the
 // engine's Close returned, also when its watchdog (w) ended the request
 // before.
-func (b *Broker) runTask(ctx context.Context, cancel context.CancelFunc, r *request, pins map[string]string, w *taskWatch) {
-	defer b.reqs.wg.Done()
-	res, ids, err := b.execute(ctx, r, pins, w)
+func (rq *reqState) runTask(ctx context.Context, cancel context.CancelFunc, r *request, pins map[string]string, w *taskWatch) {
+	defer rq.wg.Done()
+	res, ids, err := rq.execute(ctx, r, pins, w)
 	w.enter(stageDone)
 	cancel()
 	w.stop()
-	b.reqs.mu.Lock()
-	defer b.reqs.mu.Unlock()
-	b.reqs.slotsGlobal--
-	if b.reqs.slotsByConn[r.connID]--; b.reqs.slotsByConn[r.connID] <= 0 {
-		delete(b.reqs.slotsByConn, r.connID)
+	rq.mu.Lock()
+	defer rq.mu.Unlock()
+	rq.slotsGlobal--
+	if rq.slotsByConn[r.connID]--; rq.slotsByConn[r.connID] <= 0 {
+		delete(rq.slotsByConn, r.connID)
 	}
 	if r.status == StatusRunning {
 		if err == nil {
-			b.reqs.pinLocked(r, ids)
+			rq.pinLocked(r, ids)
 		}
 		if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && !r.write {
-			b.reqs.finishLocked(r, StatusExpired, CodeExecutionFailed, string(engines.ReasonTimeout))
+			rq.finishLocked(r, StatusExpired, CodeExecutionFailed, string(engines.ReasonTimeout))
 		} else {
-			b.reqs.completeLocked(r, res, err)
+			rq.completeLocked(r, res, err)
 		}
 	}
-	b.reqs.dispatchLocked()
+	rq.dispatchLocked()
 }
 
 // execute opens the source's engine, runs the request's operation and
 // closes the engine before returning. ids are the identities the
-// operation proved, by table. Each stage is told to the watchdog w.
-func (b *Broker) execute(ctx context.Context, r *request, pins map[string]string, w *taskWatch) (any, map[string]string, error) {
-	src, gen, ok := b.engineSource(r.sourceID)
-	drv := b.cfg.Drivers[engines.Kind(r.kind)]
+// operation proved, by table. Each stage is told to the watchdog w. It
+// runs with no lock held.
+func (rq *reqState) execute(ctx context.Context, r *request, pins map[string]string, w *taskWatch) (any, map[string]string, error) {
+	src, gen, ok := rq.host.EngineSource(r.sourceID)
+	drv := rq.host.Driver(engines.Kind(r.kind))
 	if !ok || gen != r.generation || drv == nil {
 		return nil, nil, engines.NewError(engines.CodeUnavailable, engines.ReasonConnect, nil)
 	}
@@ -211,7 +212,6 @@ func (b *Broker) execute(ctx context.Context, r *request, pins map[string]string
 // broker code with the engine's static reason.
 // Needs reqState.mu.
 func (rq *reqState) completeLocked(r *request, res any, err error) {
-	b := rq.b
 	if err == nil {
 		raw, fitted := fitEncoded(r.id, res) // encoded once, here (encode.go)
 		if raw == nil {
@@ -227,7 +227,7 @@ func (rq *reqState) completeLocked(r *request, res any, err error) {
 	if e.Code == engines.CodeFailed || e.Code == engines.CodeUnavailable {
 		// The engine's static code and reason; its cause (driver text) may
 		// quote data or the DSN and is never logged.
-		b.log.Warn("engine error", slog.String("request_id", r.id), slog.String("kind", r.kind),
+		rq.host.Log().Warn("engine error", slog.String("request_id", r.id), slog.String("kind", r.kind),
 			slog.String("engine_code", string(e.Code)), slog.String("reason", msg))
 	}
 	switch e.Code {

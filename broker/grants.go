@@ -53,7 +53,6 @@ type coverage struct {
 // or by standing access. One-time approvals are not considered here.
 // Needs reqState.mu, and never Broker.mu: it may take Broker.mu itself.
 func (rq *reqState) coverLocked(r *request) coverage {
-	b := rq.b
 	s := rq.sessions[r.sessionID]
 	if s == nil {
 		return coverage{}
@@ -63,7 +62,7 @@ func (rq *reqState) coverLocked(r *request) coverage {
 		v, ok := g.doc[r.fileID]
 		return coverage{ok: ok && v == r.generation}
 	}
-	acc := b.EffectiveAccess(r.connID, r.sourceID)
+	acc := rq.host.EffectiveAccess(r.connID, r.sourceID)
 	if !acc.Visible() {
 		return coverage{}
 	}

@@ -143,10 +143,11 @@ type sessionReqs struct {
 // reqState is the broker's request, grant and document state. Lock order:
 // mu may be held while taking Broker.mu, never the other way round.
 type reqState struct {
-	// b is the broker that owns this state; the transitions reach the
-	// engines, the log, the clock and Broker.mu through it. Set once in
-	// New, never changed.
-	b *Broker
+	// host is the broker that owns this state, as the request machine
+	// sees it (requests.Host): the transitions reach the engines, the
+	// log, the clock and Broker.mu only through it. Set once in New,
+	// never changed.
+	host requests.Host
 
 	mu       sync.Mutex
 	reqs     map[string]*request
@@ -186,7 +187,7 @@ func (rq *reqState) sessionLocked(id string) *sessionReqs {
 // finishLocked moves r to a terminal status.
 // Needs reqState.mu.
 func (rq *reqState) finishLocked(r *request, st Status, code Code, msg string) {
-	b := rq.b
+	h := rq.host
 	if r.terminal() {
 		return
 	}
@@ -194,7 +195,7 @@ func (rq *reqState) finishLocked(r *request, st Status, code Code, msg string) {
 	if st != StatusCompleted {
 		r.result = nil
 	}
-	r.doneAt = b.cfg.now()
+	r.doneAt = h.Now()
 	if r.cancel != nil {
 		r.cancel()
 	}
@@ -205,9 +206,9 @@ func (rq *reqState) finishLocked(r *request, st Status, code Code, msg string) {
 	if code == CodeExecutionFailed {
 		lvl = slog.LevelWarn
 	}
-	b.log.Log(context.Background(), lvl, "request finished", slog.String("request_id", r.id), slog.String("session_id", r.sessionID),
+	h.Log().Log(context.Background(), lvl, "request finished", slog.String("request_id", r.id), slog.String("session_id", r.sessionID),
 		slog.String("operation", string(r.operation)), slog.String("status", string(st)), slog.String("code", string(code)))
-	b.record(r.connID, ActivityEntry{Time: r.doneAt, SessionID: r.sessionID, RequestID: r.id, Alias: r.alias, Event: "request_" + string(st), Status: string(code), SQL: r.statement, Reason: msg})
+	h.Record(r.connID, ActivityEntry{Time: r.doneAt, SessionID: r.sessionID, RequestID: r.id, Alias: r.alias, Event: "request_" + string(st), Status: string(code), SQL: r.statement, Reason: msg})
 }
 
 // revokeLocked takes a request's access away: pending → revoked, running
@@ -216,7 +217,6 @@ func (rq *reqState) finishLocked(r *request, st Status, code Code, msg string) {
 // dropped in every case.
 // Needs reqState.mu.
 func (rq *reqState) revokeLocked(r *request) {
-	b := rq.b
 	switch r.status {
 	case StatusPending:
 		rq.finishLocked(r, StatusRevoked, CodePermissionDenied, messages[CodePermissionDenied])
@@ -234,7 +234,7 @@ func (rq *reqState) revokeLocked(r *request) {
 			r.status = StatusRevoked
 		}
 		r.errCode, r.errMsg = CodePermissionDenied, messages[CodePermissionDenied]
-		b.record(r.connID, ActivityEntry{Time: b.cfg.now(), SessionID: r.sessionID, RequestID: r.id, Alias: r.alias, Event: "request_" + string(r.status), Status: string(r.errCode), SQL: r.statement, Reason: r.errMsg})
+		rq.host.Record(r.connID, ActivityEntry{Time: rq.host.Now(), SessionID: r.sessionID, RequestID: r.id, Alias: r.alias, Event: "request_" + string(r.status), Status: string(r.errCode), SQL: r.statement, Reason: r.errMsg})
 	}
 }
 
@@ -242,8 +242,7 @@ func (rq *reqState) revokeLocked(r *request) {
 // deadline and turns requests past their retention into tombstones.
 // Needs reqState.mu.
 func (rq *reqState) sweepRequestsLocked() {
-	b := rq.b
-	now := b.cfg.now()
+	now := rq.host.Now()
 	for _, r := range rq.reqs {
 		if r.status == StatusPending && !now.Before(r.deadline) {
 			if r.auth == authPrompt {

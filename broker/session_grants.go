@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dbeast/dbeast/broker/internal/contract"
+	"github.com/dbeast/dbeast/broker/internal/state"
 	"github.com/dbeast/dbeast/verifier"
 )
 
@@ -34,32 +35,31 @@ func (b *Broker) SessionGrants(sessionID string) []GrantInfo {
 }
 
 func (rq *reqState) sessionGrantsLocked(sessionID string) []GrantInfo {
-	b := rq.b
 	out := []GrantInfo{}
 	sr := rq.sessions[sessionID]
 	if sr == nil {
 		return out
 	}
-	b.mu.Lock()
-	alias := func(id string) string {
-		if i := b.sourceIndexLocked(id); i >= 0 {
-			return b.state.Sources[i].Alias
+	rq.host.ReadState(func(st *state.Saved) {
+		alias := func(id string) string {
+			if i := st.SourceIndex(id); i >= 0 {
+				return st.Sources[i].Alias
+			}
+			return ""
 		}
-		return ""
-	}
-	for id := range sr.grants.source {
-		out = append(out, GrantInfo{Scope: ScopeSource, SourceID: id, Alias: alias(id)})
-	}
-	for id := range sr.grants.full {
-		out = append(out, GrantInfo{Scope: ScopeFullSQL, SourceID: id, Alias: alias(id)})
-	}
-	for id, m := range sr.grants.table {
-		for key := range m {
-			schema, name, _ := strings.Cut(key, "\x00") // see grantKey
-			out = append(out, GrantInfo{Scope: ScopeTable, SourceID: id, Schema: schema, Name: name, Alias: alias(id)})
+		for id := range sr.grants.source {
+			out = append(out, GrantInfo{Scope: ScopeSource, SourceID: id, Alias: alias(id)})
 		}
-	}
-	b.mu.Unlock()
+		for id := range sr.grants.full {
+			out = append(out, GrantInfo{Scope: ScopeFullSQL, SourceID: id, Alias: alias(id)})
+		}
+		for id, m := range sr.grants.table {
+			for key := range m {
+				schema, name, _ := strings.Cut(key, "\x00") // see grantKey
+				out = append(out, GrantInfo{Scope: ScopeTable, SourceID: id, Schema: schema, Name: name, Alias: alias(id)})
+			}
+		}
+	})
 	for id := range sr.grants.doc {
 		g := GrantInfo{Scope: ScopeDocument, FileID: id}
 		if d := rq.docs.docs[id]; d != nil {

@@ -54,7 +54,7 @@ func (s taskStage) String() string {
 // read by the timer's goroutine, hence atomic; the rest is set before
 // the timer starts.
 type taskWatch struct {
-	b       *Broker
+	rq      *reqState
 	r       *request
 	started time.Time
 	stage   atomic.Int32
@@ -66,7 +66,7 @@ type taskWatch struct {
 // watchTaskLocked starts the watchdog of r's task, whose operation has
 // deadline d. Needs reqState.mu (it reads watchGrace).
 func (rq *reqState) watchTaskLocked(r *request, d time.Duration) *taskWatch {
-	w := &taskWatch{b: rq.b, r: r, started: time.Now()}
+	w := &taskWatch{rq: rq, r: r, started: time.Now()}
 	w.stage.Store(int32(stageOpen))
 	w.timer = time.AfterFunc(d+rq.watchGrace, w.fire)
 	return w
@@ -82,8 +82,8 @@ func (w *taskWatch) fire() {
 	stage := taskStage(w.stage.Load())
 	w.stuckAt.Store(int32(stage))
 	w.stalled.Store(true)
-	r, rq := w.r, w.b.reqs
-	w.b.log.Warn("task stalled past its deadline", slog.String("request_id", r.id), slog.String("session_id", r.sessionID),
+	r, rq := w.r, w.rq
+	rq.host.Log().Warn("task stalled past its deadline", slog.String("request_id", r.id), slog.String("session_id", r.sessionID),
 		slog.String("operation", string(r.operation)), slog.String("stage", stage.String()),
 		slog.Duration("elapsed", time.Since(w.started).Round(time.Millisecond)))
 	rq.mu.Lock()
@@ -105,7 +105,7 @@ func (w *taskWatch) stop() {
 	if w.timer.Stop() || !w.stalled.Load() {
 		return
 	}
-	w.b.log.Warn("stalled task ended", slog.String("request_id", w.r.id), slog.String("session_id", w.r.sessionID),
+	w.rq.host.Log().Warn("stalled task ended", slog.String("request_id", w.r.id), slog.String("session_id", w.r.sessionID),
 		slog.String("operation", string(w.r.operation)), slog.String("stage", taskStage(w.stuckAt.Load()).String()),
 		slog.Duration("elapsed", time.Since(w.started).Round(time.Millisecond)))
 }
