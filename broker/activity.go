@@ -37,12 +37,6 @@ func (b *Broker) record(connID string, e ActivityEntry) {
 	b.activity.AddFor(connID, e)
 }
 
-// recordLocked is record for callers that hold b.mu.
-func (b *Broker) recordLocked(connID string, e ActivityEntry) {
-	e.Connection = b.connectionLabelLocked(connID)
-	b.activity.AddFor(connID, e)
-}
-
 // connectionLabelLocked is the person's label of a connection; empty for
 // an unknown (revoked) one. b.mu must be held.
 func (b *Broker) connectionLabelLocked(id string) string { return b.state.ConnectionLabel(id) }

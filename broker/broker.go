@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dbeast/dbeast/broker/internal/httpguard"
+	"github.com/dbeast/dbeast/broker/internal/requests"
 	"github.com/dbeast/dbeast/broker/internal/state"
 	"github.com/dbeast/dbeast/broker/store"
 	"github.com/dbeast/dbeast/engines"
@@ -32,7 +33,7 @@ type Broker struct {
 	limits    *httpguard.Limits
 	mcp       *mcp.Server
 	// reqs holds requests, grants, idempotency keys, slots and documents.
-	reqs *reqState
+	reqs *requests.Machine
 	// submitWait is how long submit waits for a request that runs without
 	// a prompt (the contract's 2 s when zero). Tests whose engine is held
 	// on purpose shorten it, so a known-running answer does not cost 2 s.
@@ -114,7 +115,6 @@ func New(cfg Config) (*Broker, error) {
 		cfg: cfg, log: log, store: st, activity: &Activity{}, startedAt: cfg.now(),
 		limits:       newLimits(cfg.now),
 		consoleToken: newToken(consoleTokenPrefix),
-		reqs:         newReqState(),
 	}
 	inForce, err := state.Open(cfg.StateDir, st, &b.mu, log)
 	if err != nil {
@@ -124,9 +124,9 @@ func New(cfg Config) (*Broker, error) {
 	// The label is read from the state in force at each call (the
 	// embedded Saved is replaced by every change), under Broker.mu.
 	b.sessions = state.NewSessions(cfg.now, func(id string) string { return b.state.ConnectionLabel(id) }, b.activity, log)
-	b.reqs.host = reqHost{b}
+	b.reqs = requests.New(reqHost{b})
 	b.installRequestHooks()
-	b.restoreDocuments()
+	b.reqs.RestoreDocuments()
 	b.mcp = b.newMCPServer()
 	return b, nil
 }
@@ -371,7 +371,7 @@ func (b *Broker) Close() error {
 	console := b.consoleSrv
 	b.srvMu.Unlock()
 	err := b.StopServer()
-	b.reqs.stopDocWatcher()
+	b.reqs.StopDocWatcher()
 	b.closeMCP()
 	if console != nil {
 		console.Close()

@@ -64,20 +64,23 @@
 //     (which the console API reads for its Host rule) and mcpAuthority
 //     are called outside those locks. StopServer and Close release it
 //     before ending sessions.
-//   - reqState.mu (Broker.reqs.mu) guards requests, idempotency keys,
-//     tombstones, session grants, the concurrency slots and the document
-//     snapshots (requests.go, grants.go, execute.go, documents.go). It
-//     may be held while taking Broker.mu (liveLocked, coverLocked and
-//     the sharing hook do). The request state machine is the …Locked
-//     methods of *reqState: its transitions (dispatchLocked, startLocked,
+//   - reqState.mu (the lock of Broker.reqs, a requests.Machine: the
+//     request machine in broker/internal/requests) guards requests,
+//     idempotency keys, tombstones, session grants, the concurrency slots
+//     and the document snapshots. It may be held while taking Broker.mu
+//     (liveLocked, coverLocked and the sharing hook do, through the
+//     machine's requests.Host, which the broker implements in
+//     reqhost.go). The request state machine is the …Locked methods of
+//     *requests.Machine: its transitions (dispatchLocked, startLocked,
 //     completeLocked, finishLocked, revokeLocked, dropLocked), its checks
 //     (liveLocked, admitLocked, coverLocked), its grants (grantLocked,
 //     pinLocked, dropTableGrantsLocked, sessionGrantsLocked), its
 //     documents (revokeDocumentLocked and the doc_*.go helpers) and its
 //     views (viewLocked, keyLookupLocked, sortedRequestsLocked). They
-//     reach the rest of the broker only through rq.host, the small
-//     requests.Host interface (reqhost.go), whose methods take Broker.mu
-//     themselves.
+//     reach the rest of the broker only through that Host, whose methods
+//     take Broker.mu themselves; the broker takes the machine's lock
+//     itself (Machine.Lock) only in UpdateSource, whose new generation
+//     and revocations must be one step (SourceReconfiguredLocked).
 //   - Broker.mu guards the saved state (Broker.state, a
 //     broker/internal/state.InForce: sources, connections, sharing, and
 //     its durable side: whether it is saved, the retries), the session
@@ -88,7 +91,7 @@
 //     holding it, taking InForce.writeMu), the state's retrySavesLocked,
 //     the session table's BeginLocked, LookupLocked, SweepLocked,
 //     EndLocked and the rest, and the broker's connectionExistsLocked,
-//     connectionLabelLocked, recordLocked, sweepLocked,
+//     connectionLabelLocked, sweepLocked,
 //     effectiveAccessLocked, entryConnectionsLocked and
 //     sourceIndexLocked. Session-end and sharing hooks run after it is
 //     released (runEndHooks, notifySharing).

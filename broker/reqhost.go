@@ -28,6 +28,12 @@ func (h reqHost) EffectiveAccess(connID, sourceID string) Access {
 func (h reqHost) Driver(kind engines.Kind) engines.Driver  { return h.b.cfg.Drivers[kind] }
 func (h reqHost) ReadSnapshot(path string) ([]byte, error) { return h.b.readSnapshot(path) }
 
+func (h reqHost) SessionIDs(match func(*Session) bool) []string {
+	h.b.mu.Lock()
+	defer h.b.mu.Unlock()
+	return h.b.sessions.IDsLocked(match)
+}
+
 func (h reqHost) EngineSource(id string) (engines.Source, uint64, bool) {
 	return h.b.engineSource(id)
 }
@@ -42,4 +48,14 @@ func (h reqHost) UpdateState(change func(*state.Saved) error) error {
 	h.b.mu.Lock()
 	defer h.b.mu.Unlock()
 	return h.b.state.UpdateLocked(change)
+}
+
+// sessionAlive reports whether the session exists in this server
+// generation and is within its idle and lifetime deadlines. A session past
+// a deadline is dead even before a sweep removed it: an approval in the
+// console may be the only event after the deadline.
+func (b *Broker) sessionAlive(id string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.sessions.AliveLocked(id)
 }

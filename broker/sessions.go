@@ -91,7 +91,7 @@ func (b *Broker) endSessions(match func(*Session) bool, reason EndReason) int {
 
 // onSessionEnd registers f to run once for every ended session, outside
 // the broker's lock, whatever the reason. Register before Start. The
-// request side (requests_hooks.go) is the one registered in New; tests add
+// request machine (requests_hooks.go) is the one registered in New; tests add
 // observers. It is not exported: nothing outside the broker needs it.
 func (b *Broker) onSessionEnd(f func(s *Session, reason EndReason)) { b.sessions.OnEnd(f) }
 
@@ -118,10 +118,8 @@ func (b *Broker) Sessions() []SessionInfo {
 	out, ended := b.sessions.InfosLocked()
 	b.mu.Unlock()
 	b.runEndHooks(ended)
-	b.reqs.mu.Lock() // before Broker.mu, never after it
-	for i := range out {
-		out[i].Grants = b.reqs.sessionGrantsLocked(out[i].ID)
+	for i := range out { // with Broker.mu released: the machine's lock comes first
+		out[i].Grants = b.reqs.SessionGrants(out[i].ID)
 	}
-	b.reqs.mu.Unlock()
 	return out
 }

@@ -150,7 +150,7 @@ func (b *Broker) SetSharing(e SharingEntry) error {
 			delete(b.narrowing, e.SourceID)
 		}
 		b.mu.Unlock()
-		b.redispatch()
+		b.reqs.Redispatch()
 	}
 	return saveErr
 }
@@ -200,7 +200,7 @@ func (b *Broker) entryConnectionsLocked(e *SharingEntry) []string {
 
 // onSharingChange registers f to run after every sharing change, outside
 // the broker's lock, in registration order. Register before Start. The
-// request side (requests_hooks.go) is the one registered in New; tests add
+// request machine (requests_hooks.go) is the one registered in New; tests add
 // observers. It is not exported: nothing outside the broker needs it.
 func (b *Broker) onSharingChange(f func(SharingChange)) {
 	b.hookMu.Lock()

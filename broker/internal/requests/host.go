@@ -31,6 +31,9 @@ type Host interface {
 	// SessionAlive reports whether the session exists in this server
 	// generation and is within its deadlines.
 	SessionAlive(id string) bool
+	// SessionIDs lists the sessions in the table for which match is
+	// true; match runs with Broker.mu held and takes no lock.
+	SessionIDs(match func(*state.Session) bool) []string
 	// NarrowingInFlight reports whether a sharing narrowing of the source
 	// is still revoking; nothing on it may start until it has.
 	NarrowingInFlight(sourceID string) bool

@@ -1,11 +1,10 @@
-package broker
+package requests
 
 import (
 	"context"
 	"errors"
 	"log/slog"
 
-	"github.com/dbeast/dbeast/broker/internal/requests"
 	"github.com/dbeast/dbeast/engines"
 	"github.com/dbeast/dbeast/verifier"
 )
@@ -16,8 +15,8 @@ import (
 // returned, even when the request was cancelled long before. The
 // per-session slot is counted by connection (a connection has one session
 // at a time): a new begin_session does not bring new capacity while the
-// previous session's task is still finishing. Needs reqState.mu.
-func (rq *reqState) dispatchLocked() {
+// previous session's task is still finishing. Needs Machine.mu.
+func (rq *Machine) dispatchLocked() {
 	rq.sweepRequestsLocked()
 	for _, r := range rq.sortedRequestsLocked() {
 		if r.status != StatusPending || r.auth == authPrompt {
@@ -34,21 +33,21 @@ func (rq *reqState) dispatchLocked() {
 	}
 }
 
-// redispatch starts what can start now, e.g. after a narrowing finished.
-func (b *Broker) redispatch() {
-	b.reqs.mu.Lock()
-	defer b.reqs.mu.Unlock()
-	b.reqs.dispatchLocked()
+// Redispatch starts what can start now, e.g. after a narrowing finished.
+func (rq *Machine) Redispatch() {
+	rq.mu.Lock()
+	defer rq.mu.Unlock()
+	rq.dispatchLocked()
 }
 
 // startLocked re-checks r and moves it to running. Source state, session,
 // authorization and deadline are checked here; a one-time grant is
 // consumed in the same critical section as the move to running.
-// Needs reqState.mu, and never Broker.mu: it may take Broker.mu itself.
-func (rq *reqState) startLocked(r *request) {
+// Needs Machine.mu, and never Broker.mu: it may take Broker.mu itself.
+func (rq *Machine) startLocked(r *request) {
 	h := rq.host
 	if r.sourceID != "" && h.NarrowingInFlight(r.sourceID) {
-		return // stays pending; redispatch runs once the revocation is done
+		return // stays pending; Redispatch runs once the revocation is done
 	}
 	if !rq.liveLocked(r) {
 		rq.revokeLocked(r)
@@ -90,8 +89,8 @@ func (rq *reqState) startLocked(r *request) {
 
 // liveLocked reports whether the request's session, source (same
 // generation, still visible to the connection) or document still exist.
-// Needs reqState.mu, and never Broker.mu: it may take Broker.mu itself.
-func (rq *reqState) liveLocked(r *request) bool {
+// Needs Machine.mu, and never Broker.mu: it may take Broker.mu itself.
+func (rq *Machine) liveLocked(r *request) bool {
 	h := rq.host
 	if !h.SessionAlive(r.sessionID) {
 		return false
@@ -103,23 +102,13 @@ func (rq *reqState) liveLocked(r *request) bool {
 	return ok && gen == r.generation && h.EffectiveAccess(r.connID, r.sourceID).Visible()
 }
 
-// sessionAlive reports whether the session exists in this server
-// generation and is within its idle and lifetime deadlines. A session past
-// a deadline is dead even before a sweep removed it: an approval in the
-// console may be the only event after the deadline.
-func (b *Broker) sessionAlive(id string) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.sessions.AliveLocked(id)
-}
-
 // runTask runs one operation and releases its slot only after the
 // engine's Close returned, also when its watchdog (w) ended the request
 // before.
-func (rq *reqState) runTask(ctx context.Context, cancel context.CancelFunc, r *request, pins map[string]string, w *taskWatch) {
+func (rq *Machine) runTask(ctx context.Context, cancel context.CancelFunc, r *request, pins map[string]string, w *taskWatch) {
 	defer rq.wg.Done()
 	res, ids, err := rq.execute(ctx, r, pins, w)
-	w.enter(stageDone)
+	w.enter(StageDone)
 	cancel()
 	w.stop()
 	rq.mu.Lock()
@@ -145,7 +134,7 @@ func (rq *reqState) runTask(ctx context.Context, cancel context.CancelFunc, r *r
 // closes the engine before returning. ids are the identities the
 // operation proved, by table. Each stage is told to the watchdog w. It
 // runs with no lock held.
-func (rq *reqState) execute(ctx context.Context, r *request, pins map[string]string, w *taskWatch) (any, map[string]string, error) {
+func (rq *Machine) execute(ctx context.Context, r *request, pins map[string]string, w *taskWatch) (any, map[string]string, error) {
 	src, gen, ok := rq.host.EngineSource(r.sourceID)
 	drv := rq.host.Driver(engines.Kind(r.kind))
 	if !ok || gen != r.generation || drv == nil {
@@ -154,26 +143,26 @@ func (rq *reqState) execute(ctx context.Context, r *request, pins map[string]str
 	if r.write && src.ReadOnly {
 		return nil, nil, engines.NewError(engines.CodeDenied, engines.ReasonReadOnlySource, nil)
 	}
-	w.enter(stageOpen)
+	w.enter(StageOpen)
 	eng, err := drv.Open(ctx, src)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer func() {
-		w.enter(stageClose)
+		w.enter(StageClose)
 		eng.Close()
 	}()
 	lim := engines.Limits{}
 	switch r.operation {
 	case opListTables:
-		w.enter(stageList)
+		w.enter(StageList)
 		ts, err := eng.ListTables(ctx)
 		if err != nil {
 			return nil, nil, err
 		}
 		return tablesResult(ts), nil, nil
 	case opDescribeTable:
-		w.enter(stageDescribe)
+		w.enter(StageDescribe)
 		p, err := eng.Describe(ctx, *r.table)
 		if err != nil {
 			return nil, nil, err
@@ -183,7 +172,7 @@ func (rq *reqState) execute(ctx context.Context, r *request, pins map[string]str
 		}
 		return describeResult(p), map[string]string{p.Table.String(): p.Identity}, nil
 	case opReadTable, opQuerySQL:
-		w.enter(stageRead)
+		w.enter(StageRead)
 		res, proofs, err := eng.Read(ctx, engines.ReadRequest{Verdict: r.verdict, Pins: pins, Limits: lim})
 		if err != nil {
 			return nil, nil, err
@@ -196,11 +185,11 @@ func (rq *reqState) execute(ctx context.Context, r *request, pins map[string]str
 	case opRequestSQL:
 		// A table write runs as the regenerated SQL: the statement shown.
 		if r.verdict != nil && r.verdict.Mode == verifier.ModeTableWrite {
-			w.enter(stageWrite)
+			w.enter(StageWrite)
 			res, err := eng.Write(ctx, r.verdict, lim)
 			return res, nil, err
 		}
-		w.enter(stageExec)
+		w.enter(StageExec)
 		res, err := eng.Exec(ctx, r.fullSQL, lim)
 		return res, nil, err
 	}
@@ -210,12 +199,12 @@ func (rq *reqState) execute(ctx context.Context, r *request, pins map[string]str
 // completeLocked records an operation's outcome: the result bounded to
 // the MCP response budget, or the engine error mapped to a status and a
 // broker code with the engine's static reason.
-// Needs reqState.mu.
-func (rq *reqState) completeLocked(r *request, res any, err error) {
+// Needs Machine.mu.
+func (rq *Machine) completeLocked(r *request, res any, err error) {
 	if err == nil {
-		raw, fitted := fitEncoded(r.id, res) // encoded once, here (encode.go)
+		raw, fitted := FitEncoded(r.id, res) // encoded once, here
 		if raw == nil {
-			rq.finishLocked(r, StatusFailed, CodeLimitExceeded, msgTooManyRows)
+			rq.finishLocked(r, StatusFailed, CodeLimitExceeded, MsgTooManyRows)
 			return
 		}
 		r.result, r.outcome = raw, outcomeOf(fitted)
@@ -253,19 +242,19 @@ func (rq *reqState) completeLocked(r *request, res any, err error) {
 	}
 }
 
-// fitResponse trims a result until the whole get_request answer fits the
+// FitResponse trims a result until the whole get_request answer fits the
 // 1 MiB MCP response budget (structured JSON plus its text copy), marking
 // it truncated. Nil means it cannot fit at all.
-func fitResponse(id string, res any) any {
+func FitResponse(id string, res any) any {
 	fits := func(v any) bool {
-		return requests.MarshalSize(requests.View(id, StatusCompleted, "", "", v)) <= MaxResponseBytes
+		return MarshalSize(View(id, StatusCompleted, "", "", v)) <= MaxResponseBytes
 	}
 	if fits(res) {
 		return res
 	}
 	switch v := res.(type) {
 	case *engines.Result:
-		lo := requests.LargestFitting(len(v.Rows), func(n int) bool {
+		lo := LargestFitting(len(v.Rows), func(n int) bool {
 			c := *v
 			c.Rows = v.Rows[:n]
 			return fits(&c)
@@ -277,7 +266,7 @@ func fitResponse(id string, res any) any {
 			return &c
 		}
 	case *docResult:
-		lo := requests.LargestFitting(len(v.Text), func(n int) bool {
+		lo := LargestFitting(len(v.Text), func(n int) bool {
 			c := *v
 			c.Text = cutUTF8(v.Text, n)
 			return fits(&c)

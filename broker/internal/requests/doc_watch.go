@@ -1,13 +1,13 @@
-package broker
+package requests
 
 import "github.com/dbeast/dbeast/broker/internal/docfile"
 
 // watchDocumentLocked starts following d's file with the docfile
 // watcher, made on the first document. When the platform cannot watch
 // files, the document is not followed and the console says so; the
-// person can still refresh by hand. reqs.mu must be held; the watcher's
+// person can still refresh by hand. rq.mu must be held; the watcher's
 // own lock is below it, and it calls resnapshot with that lock released.
-func (rq *reqState) watchDocumentLocked(d *document) {
+func (rq *Machine) watchDocumentLocked(d *document) {
 	s := rq.docs
 	if s.watchClosed {
 		return
@@ -22,8 +22,8 @@ func (rq *reqState) watchDocumentLocked(d *document) {
 	s.watch.Add(d.id, d.path)
 }
 
-// unwatchDocumentLocked stops following d's file. reqs.mu must be held.
-func (rq *reqState) unwatchDocumentLocked(d *document) {
+// unwatchDocumentLocked stops following d's file. rq.mu must be held.
+func (rq *Machine) unwatchDocumentLocked(d *document) {
 	if w := rq.docs.watch; w != nil {
 		w.Remove(d.id)
 	}
@@ -31,10 +31,10 @@ func (rq *reqState) unwatchDocumentLocked(d *document) {
 
 // resnapshot is RefreshDocument for the watcher: a read during which a
 // new change event arrived may have seen a half-written file, so it is
-// dropped and the document has no snapshot (problemChanging) rather than
+// dropped and the document has no snapshot (docfile.Changing) rather than
 // keeping the old text current; the new event's own report reads the
 // file again.
-func (rq *reqState) resnapshot(id string) {
+func (rq *Machine) resnapshot(id string) {
 	rq.mu.Lock()
 	d := rq.docs.docs[id]
 	if d == nil || rq.docs.watch == nil {
@@ -51,16 +51,16 @@ func (rq *reqState) resnapshot(id string) {
 		return
 	}
 	if w.Events(id) != seen {
-		rq.markUnavailableLocked(d, problemChanging)
+		rq.markUnavailableLocked(d, docfile.Changing)
 		return
 	}
 	rq.applySnapshotLocked(d, data, err)
 }
 
-// stopDocWatcher stops following files; Close calls it. The watcher is
-// closed outside reqs.mu, so that nothing of it is waited for while
+// StopDocWatcher stops following files; Close calls it. The watcher is
+// closed outside rq.mu, so that nothing of it is waited for while
 // holding the lock its reports (resnapshot) take.
-func (rq *reqState) stopDocWatcher() {
+func (rq *Machine) StopDocWatcher() {
 	rq.mu.Lock()
 	s := rq.docs
 	s.watchClosed = true
