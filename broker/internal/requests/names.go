@@ -30,8 +30,9 @@ type (
 	savedDocument = state.Document
 )
 
+// The contract's codes, operations and scopes and the state's levels,
+// as the machine checks and answers them.
 const (
-	CodeInvalidInput        = contract.CodeInvalidInput
 	CodeSessionExpired      = contract.CodeSessionExpired
 	CodePermissionDenied    = contract.CodePermissionDenied
 	CodeResourceUnavailable = contract.CodeResourceUnavailable
