@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dbeast/dbeast/broker/internal/httpguard"
+	"github.com/dbeast/dbeast/broker/internal/requests"
 	"github.com/dbeast/dbeast/broker/internal/state"
 	"github.com/dbeast/dbeast/broker/store"
 	"github.com/dbeast/dbeast/engines"
@@ -32,7 +33,7 @@ type Broker struct {
 	limits    *httpguard.Limits
 	mcp       *mcp.Server
 	// reqs holds requests, grants, idempotency keys, slots and documents.
-	reqs *reqState
+	reqs *requests.Machine
 	// submitWait is how long submit waits for a request that runs without
 	// a prompt (the contract's 2 s when zero). Tests whose engine is held
 	// on purpose shorten it, so a known-running answer does not cost 2 s.
@@ -41,17 +42,18 @@ type Broker struct {
 	mu sync.Mutex
 	// state is the saved state in force and its durable side
 	// (broker/internal/state), guarded by mu.
-	state      *state.InForce
-	sessions   map[string]*Session
-	begins     map[string][]time.Time
-	generation uint64 // grows on every MCP server start
+	state *state.InForce
+	// sessions is the session table (and the server generation),
+	// guarded by mu like state.
+	sessions *state.Sessions
 	// narrowing counts, per source id, sharing narrowings whose revocations
 	// have not finished yet; no request on such a source may start until
 	// they have, so a stale session grant cannot start new work in between.
 	narrowing map[string]int
 
+	// hookMu guards sharingHooks (a leaf; the session end hooks are
+	// the session table's).
 	hookMu       sync.Mutex
-	sessionHooks []func(*Session, EndReason)
 	sharingHooks []func(SharingChange)
 
 	consoleToken string
@@ -111,19 +113,20 @@ func New(cfg Config) (*Broker, error) {
 	}
 	b := &Broker{
 		cfg: cfg, log: log, store: st, activity: &Activity{}, startedAt: cfg.now(),
-		limits:   newLimits(cfg.now),
-		sessions: map[string]*Session{}, begins: map[string][]time.Time{},
+		limits:       newLimits(cfg.now),
 		consoleToken: newToken(consoleTokenPrefix),
-		reqs:         newReqState(),
 	}
 	inForce, err := state.Open(cfg.StateDir, st, &b.mu, log)
 	if err != nil {
 		return nil, err
 	}
 	b.state = inForce
-	b.reqs.b = b
+	// The label is read from the state in force at each call (the
+	// embedded Saved is replaced by every change), under Broker.mu.
+	b.sessions = state.NewSessions(cfg.now, func(id string) string { return b.state.ConnectionLabel(id) }, b.activity, log)
+	b.reqs = requests.New(reqHost{b})
 	b.installRequestHooks()
-	b.restoreDocuments()
+	b.reqs.RestoreDocuments()
 	b.mcp = b.newMCPServer()
 	return b, nil
 }
@@ -248,7 +251,7 @@ func (b *Broker) startMCPSrvLocked() error {
 		serve = func() { go srv.Serve(ln) }
 	}
 	b.mu.Lock()
-	b.generation++
+	b.sessions.NextGenerationLocked()
 	b.mu.Unlock()
 	b.mcpServing.Store(true)
 	if serve != nil {
@@ -368,7 +371,7 @@ func (b *Broker) Close() error {
 	console := b.consoleSrv
 	b.srvMu.Unlock()
 	err := b.StopServer()
-	b.stopDocWatcher()
+	b.reqs.StopDocWatcher()
 	b.closeMCP()
 	if console != nil {
 		console.Close()
@@ -396,7 +399,7 @@ func (b *Broker) janitor(stop chan struct{}) {
 			return
 		case <-t.C:
 			b.mu.Lock()
-			ended := b.sweepLocked(b.cfg.now())
+			ended := b.sweepLocked()
 			b.mu.Unlock()
 			b.runEndHooks(ended)
 			if b.bursts.quietAfterBurst() {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbeast/dbeast/broker/internal/requests"
 	"github.com/dbeast/dbeast/broker/store"
 	"github.com/dbeast/dbeast/engines"
 	"github.com/google/go-cmp/cmp"
@@ -359,7 +360,7 @@ func TestBeginSessionAnswer(t *testing.T) {
 			t.Errorf("%s: begin_session says %v, the broker enforces %v", k, got[k], v)
 		}
 	}
-	if d := newReqState().opDeadline; d != engines.OperationDeadline {
+	if d, _ := requests.New(nil).Deadlines(); d != engines.OperationDeadline {
 		t.Errorf("the broker's operation deadline is %v, begin_session says %v", d, engines.OperationDeadline)
 	}
 	// The usage instructions: the rules and conventions, compact (the SQL

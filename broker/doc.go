@@ -64,38 +64,46 @@
 //     (which the console API reads for its Host rule) and mcpAuthority
 //     are called outside those locks. StopServer and Close release it
 //     before ending sessions.
-//   - reqState.mu (Broker.reqs.mu) guards requests, idempotency keys,
-//     tombstones, session grants, the concurrency slots and the document
-//     snapshots (requests.go, grants.go, execute.go, documents.go). It
-//     may be held while taking Broker.mu (liveLocked, coverLocked and
-//     the sharing hook do). The request state machine is the …Locked
-//     methods of *reqState: its transitions (dispatchLocked, startLocked,
+//   - reqState.mu (the lock of Broker.reqs, a requests.Machine: the
+//     request machine in broker/internal/requests) guards requests,
+//     idempotency keys, tombstones, session grants, the concurrency slots
+//     and the document snapshots. It may be held while taking Broker.mu
+//     (liveLocked, coverLocked and the sharing hook do, through the
+//     machine's requests.Host, which the broker implements in
+//     reqhost.go). The request state machine is the …Locked methods of
+//     *requests.Machine: its transitions (dispatchLocked, startLocked,
 //     completeLocked, finishLocked, revokeLocked, dropLocked), its checks
 //     (liveLocked, admitLocked, coverLocked), its grants (grantLocked,
 //     pinLocked, dropTableGrantsLocked, sessionGrantsLocked), its
 //     documents (revokeDocumentLocked and the doc_*.go helpers) and its
 //     views (viewLocked, keyLookupLocked, sortedRequestsLocked). They
-//     reach the rest of the broker through rq.b.
+//     reach the rest of the broker only through that Host, whose methods
+//     take Broker.mu themselves; the broker takes the machine's lock
+//     itself (Machine.Lock) only in UpdateSource, whose new generation
+//     and revocations must be one step (SourceReconfiguredLocked).
 //   - Broker.mu guards the saved state (Broker.state, a
 //     broker/internal/state.InForce: sources, connections, sharing, and
-//     its durable side: whether it is saved, the retries), sessions,
-//     begins, generation and narrowing. The state package imports nothing
+//     its durable side: whether it is saved, the retries), the session
+//     table (Broker.sessions, a state.Sessions: sessions, begins and the
+//     server generation) and narrowing. The state package imports nothing
 //     of the request machine, so it cannot take reqState.mu. Its …Locked
 //     methods: state.UpdateLocked (which writes to the Store while
 //     holding it, taking InForce.writeMu), the state's retrySavesLocked,
-//     connectionExistsLocked, connectionLabelLocked, recordLocked,
-//     allowBeginLocked, sweepLocked, removeLocked, effectiveAccessLocked,
-//     entryConnectionsLocked and sourceIndexLocked. Session-end and
-//     sharing hooks run after it is released (runEndHooks,
-//     notifySharing).
+//     the session table's BeginLocked, LookupLocked, SweepLocked,
+//     EndLocked and the rest, and the broker's connectionExistsLocked,
+//     connectionLabelLocked, sweepLocked,
+//     effectiveAccessLocked, entryConnectionsLocked and
+//     sourceIndexLocked. Session-end and sharing hooks run after it is
+//     released (runEndHooks, notifySharing).
 //   - state.InForce.writeMu orders the writes to the Store; it is held
 //     across them and taken with Broker.mu held (UpdateLocked) or with
 //     no broker lock (the state's retrySaves and Close, which so never
 //     hold Broker.mu across a write), and no lock is taken under it.
 //   - Leaves, held only for their own short critical sections and never
-//     while taking another broker lock: Broker.hookMu (the hook lists,
-//     copied before running), signIns.mu (sign-in codes), Activity.mu
-//     (the activity log, added to under the locks above), the
+//     while taking another broker lock: Broker.hookMu and the session
+//     table's hookMu (the hook lists, copied before running), signIns.mu
+//     (sign-in codes), Activity.mu (state.Activity:
+//     the activity log, added to under the locks above), the
 //     httpguard.Limits lock (rate buckets and in-flight slots) and the
 //     docfile.Watcher lock (the followed files; the watcher calls
 //     resnapshot with it released, in broker/internal/docfile, which

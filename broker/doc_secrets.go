@@ -49,8 +49,8 @@ func (b *Broker) liveSecretHashes() map[tokenHash]struct{} {
 			set[h] = struct{}{}
 		}
 	}
-	for _, s := range b.sessions {
-		set[s.tokenHash] = struct{}{}
+	for _, h := range b.sessions.TokenHashesLocked() {
+		set[h] = struct{}{}
 	}
 	b.mu.Unlock()
 	now := b.cfg.now()

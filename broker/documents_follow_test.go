@@ -15,9 +15,7 @@ import (
 // noWatch stops the broker from following files, for tests of the
 // manual refresh: the watcher would race their writes and refreshes.
 func noWatch(b *Broker) {
-	b.reqs.mu.Lock()
-	defer b.reqs.mu.Unlock()
-	b.reqs.docs.watchClosed = true
+	b.reqs.StopDocWatcher()
 }
 
 // docUntil polls the console's document list until ok holds for the

@@ -71,9 +71,7 @@ func TestDocumentRefusesLinks(t *testing.T) {
 	link := filepath.Join(t.TempDir(), "link.txt")
 	os.Symlink(secret, link)
 	id := e.openDoc(link, "Link")
-	e.b.reqs.mu.Lock()
-	kept := e.b.reqs.docs.docs[id].path
-	e.b.reqs.mu.Unlock()
+	kept := e.b.reqs.DocumentPath(id)
 	if want, _ := filepath.EvalSymlinks(secret); kept != want {
 		t.Fatalf("a link is kept as %q, want its target %q", kept, want)
 	}

@@ -109,23 +109,9 @@ func encodeAnswer(out any) (json.RawMessage, *ToolError) {
 	return raw, nil
 }
 
-// fitEncoded encodes a completed request's result once and returns it
-// when the whole get_request answer fits the MCP response budget;
-// otherwise the result trimmed by fitResponse, encoded once more. Nil
-// means it cannot fit at all. The bytes are never modified afterwards:
-// every answer copies them. It also returns the value the bytes encode
-// (res or its trimmed copy), for the console's outcome.
-func fitEncoded(id string, res any) (json.RawMessage, any) {
-	raw, err := json.Marshal(res)
-	if err == nil && requests.ResultFits(id, raw) {
-		return raw, res
-	}
-	c := fitResponse(id, res)
-	if c == nil {
-		return nil, nil
-	}
-	if raw, err = json.Marshal(c); err != nil {
-		return nil, nil
-	}
-	return raw, c
-}
+// fitEncoded is the request machine's FitEncoded (requests.FitEncoded):
+// a completed result encoded once, fitted to the response budget.
+func fitEncoded(id string, res any) (json.RawMessage, any) { return requests.FitEncoded(id, res) }
+
+// fitResponse is requests.FitResponse, the trim fitEncoded falls back to.
+func fitResponse(id string, res any) any { return requests.FitResponse(id, res) }

@@ -108,9 +108,7 @@ func TestCompletedResultEncodedOnce(t *testing.T) {
 	if m := a.wait(id); statusOf(m) != StatusCompleted {
 		t.Fatalf("query: %v", m)
 	}
-	e.b.reqs.mu.Lock()
-	kept := e.b.reqs.reqs[id].result
-	e.b.reqs.mu.Unlock()
+	kept := e.b.reqs.StoredResult(id)
 	if _, ok := kept.(json.RawMessage); !ok {
 		t.Fatalf("the completed result is kept as %T, not as its JSON", kept)
 	}

@@ -64,16 +64,13 @@ func TestTransitions(t *testing.T) {
 	}
 
 	// The operation deadline: the read is cancelled and expires.
-	e.b.reqs.mu.Lock()
-	e.b.reqs.opDeadline = 300 * time.Millisecond
-	e.b.reqs.mu.Unlock()
+	_, grace := e.b.reqs.Deadlines()
+	e.b.reqs.SetDeadlines(300*time.Millisecond, grace)
 	id, _, _ = a.query(slowSQL)
 	if m := a.wait(id); statusOf(m) != StatusExpired || errCodeOf(m) != CodeExecutionFailed {
 		t.Fatalf("deadline: %v", m)
 	}
-	e.b.reqs.mu.Lock()
-	e.b.reqs.opDeadline = 30 * time.Second
-	e.b.reqs.mu.Unlock()
+	e.b.reqs.SetDeadlines(30*time.Second, grace)
 
 	// Ending the session cancels its work and deletes its results.
 	id, _, _ = a.query(slowSQL)

@@ -26,14 +26,6 @@ const (
 	opCancelRequest = contract.OpCancelRequest
 )
 
-// The approval scopes an operation's requests offer (contract.ScopeRule).
-const (
-	scopesTables   = contract.ScopesTables
-	scopesSource   = contract.ScopesSource
-	scopesFullSQL  = contract.ScopesFullSQL
-	scopesDocument = contract.ScopesDocument
-)
-
 // toolInfo is one row of ops: the operation's MCP tool as agents see it.
 type toolInfo struct {
 	desc        string

@@ -89,7 +89,7 @@ func TestApproveCancelRace(t *testing.T) {
 		})
 		wg.Wait()
 		m := a.wait(id)
-		e.b.reqs.wg.Wait() // a cancelled write may still be finishing
+		e.b.reqs.Wait() // a cancelled write may still be finishing
 		n := countRows(t, e.path, "select count(*) from notes where body = '"+body+"'")
 		switch st := statusOf(m); {
 		case n > 1:

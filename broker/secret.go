@@ -5,7 +5,8 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
-	"encoding/hex"
+
+	"github.com/dbeast/dbeast/broker/internal/contract"
 )
 
 // Token prefixes tell a person which secret they are looking at; the 256
@@ -29,11 +30,7 @@ func newToken(prefix string) string {
 }
 
 // newID returns an opaque public identifier: prefix + 128 random bits.
-func newID(prefix string) string {
-	var b [16]byte
-	rand.Read(b[:])
-	return prefix + hex.EncodeToString(b[:])
-}
+func newID(prefix string) string { return contract.NewID(prefix) }
 
 // tokenHash is what the broker keeps of a token.
 type tokenHash [sha256.Size]byte

@@ -1,159 +1,36 @@
 package broker
 
 import (
-	"errors"
-	"sort"
-	"strings"
-
-	"github.com/dbeast/dbeast/verifier"
+	"github.com/dbeast/dbeast/broker/internal/contract"
+	"github.com/dbeast/dbeast/broker/internal/requests"
 )
 
-// A person who granted a session more than they meant must be able to
-// take it back without ending the session: the contract's single
-// revocation removes one whole scope, blocks new work under it at once and
-// withholds results it would release. Revoking re-checks every request
-// the session runs under grants or standing access and revokes those
-// nothing covers any more.
+// GrantInfo is one session grant as the console shows it
+// (contract.GrantInfo, which the session list carries too).
+type GrantInfo = contract.GrantInfo
 
-// GrantInfo is one session grant as the console shows it. SourceID is set
-// for the table, source and full_sql scopes, Schema and Name for table,
-// FileID for document; Alias is the source's or document's alias.
-type GrantInfo struct {
-	Scope    string `json:"scope"`
-	SourceID string `json:"source_id,omitempty"`
-	Schema   string `json:"schema,omitempty"`
-	Name     string `json:"name,omitempty"`
-	FileID   string `json:"file_id,omitempty"`
-	Alias    string `json:"alias,omitempty"`
-}
-
-// Errors of grant revocation.
+// Errors of grant revocation (the request machine's).
 var (
-	ErrNoSuchGrant = errors.New("broker: the session holds no such grant")
-	ErrBadGrant    = errors.New("broker: a grant is named by its scope (table, source, full_sql or document) and its source, table or document")
+	ErrNoSuchGrant = requests.ErrNoSuchGrant
+	ErrBadGrant    = requests.ErrBadGrant
+)
+
+// Approval scopes a person may pick in the console (requests').
+const (
+	ScopeOnce     = requests.ScopeOnce
+	ScopeTable    = requests.ScopeTable
+	ScopeTables   = requests.ScopeTables
+	ScopeSource   = requests.ScopeSource
+	ScopeFullSQL  = requests.ScopeFullSQL
+	ScopeDocument = requests.ScopeDocument
 )
 
 // SessionGrants lists a session's grants (none for an unknown session).
-func (b *Broker) SessionGrants(sessionID string) []GrantInfo {
-	b.reqs.mu.Lock()
-	defer b.reqs.mu.Unlock()
-	return b.reqs.sessionGrantsLocked(sessionID)
-}
-
-func (rq *reqState) sessionGrantsLocked(sessionID string) []GrantInfo {
-	b := rq.b
-	out := []GrantInfo{}
-	sr := rq.sessions[sessionID]
-	if sr == nil {
-		return out
-	}
-	b.mu.Lock()
-	alias := func(id string) string {
-		if i := b.sourceIndexLocked(id); i >= 0 {
-			return b.state.Sources[i].Alias
-		}
-		return ""
-	}
-	for id := range sr.grants.source {
-		out = append(out, GrantInfo{Scope: ScopeSource, SourceID: id, Alias: alias(id)})
-	}
-	for id := range sr.grants.full {
-		out = append(out, GrantInfo{Scope: ScopeFullSQL, SourceID: id, Alias: alias(id)})
-	}
-	for id, m := range sr.grants.table {
-		for key := range m {
-			schema, name, _ := strings.Cut(key, "\x00") // see grantKey
-			out = append(out, GrantInfo{Scope: ScopeTable, SourceID: id, Schema: schema, Name: name, Alias: alias(id)})
-		}
-	}
-	b.mu.Unlock()
-	for id := range sr.grants.doc {
-		g := GrantInfo{Scope: ScopeDocument, FileID: id}
-		if d := rq.docs.docs[id]; d != nil {
-			g.Alias = d.alias
-		}
-		out = append(out, g)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		a, c := out[i], out[j]
-		return a.Scope+"\x00"+a.SourceID+a.FileID+"\x00"+a.Schema+"\x00"+a.Name < c.Scope+"\x00"+c.SourceID+c.FileID+"\x00"+c.Schema+"\x00"+c.Name
-	})
-	return out
-}
+func (b *Broker) SessionGrants(sessionID string) []GrantInfo { return b.reqs.SessionGrants(sessionID) }
 
 // RevokeGrant removes one grant of a session and revokes the session's
 // pending, running and completed requests that nothing covers any more
 // (a request approved once keeps its approval).
 func (b *Broker) RevokeGrant(sessionID string, g GrantInfo) error {
-	switch g.Scope {
-	case ScopeSource, ScopeFullSQL:
-		if g.SourceID == "" {
-			return ErrBadGrant
-		}
-	case ScopeTable:
-		if g.SourceID == "" || g.Schema == "" || g.Name == "" {
-			return ErrBadGrant
-		}
-	case ScopeDocument:
-		if g.FileID == "" {
-			return ErrBadGrant
-		}
-	default:
-		return ErrBadGrant
-	}
-	b.reqs.mu.Lock()
-	defer b.reqs.mu.Unlock()
-	sr := b.reqs.sessions[sessionID]
-	if sr == nil {
-		// A live session that made no request yet holds no grant.
-		b.mu.Lock()
-		_, live := b.sessions[sessionID]
-		b.mu.Unlock()
-		if live {
-			return ErrNoSuchGrant
-		}
-		return ErrNotFound
-	}
-	gs := sr.grants
-	switch g.Scope {
-	case ScopeSource:
-		if _, ok := gs.source[g.SourceID]; !ok {
-			return ErrNoSuchGrant
-		}
-		delete(gs.source, g.SourceID)
-	case ScopeFullSQL:
-		if _, ok := gs.full[g.SourceID]; !ok {
-			return ErrNoSuchGrant
-		}
-		delete(gs.full, g.SourceID)
-	case ScopeTable:
-		key := grantKey(verifier.Table{Schema: g.Schema, Name: g.Name})
-		m := gs.table[g.SourceID]
-		if m[key] == nil {
-			return ErrNoSuchGrant
-		}
-		delete(m, key)
-		if len(m) == 0 {
-			delete(gs.table, g.SourceID)
-		}
-	case ScopeDocument:
-		if _, ok := gs.doc[g.FileID]; !ok {
-			return ErrNoSuchGrant
-		}
-		delete(gs.doc, g.FileID)
-	}
-	b.activity.Add(ActivityEntry{Time: b.cfg.now(), SessionID: sessionID, Event: "grant_revoked", Status: g.Scope})
-	for _, r := range b.reqs.reqs {
-		if r.sessionID != sessionID || r.auth != authSession {
-			continue
-		}
-		switch r.status {
-		case StatusPending, StatusRunning, StatusCompleted:
-			if !b.reqs.coverLocked(r).ok {
-				b.reqs.revokeLocked(r)
-			}
-		}
-	}
-	b.reqs.dispatchLocked()
-	return nil
+	return b.reqs.RevokeGrant(sessionID, g)
 }

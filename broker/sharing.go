@@ -46,15 +46,8 @@ const AllConnections = state.AllConnections
 type Access = state.Access
 
 // SharingChange tells features that a source's sharing changed for some
-// connections. Narrowed is true when any of them lost anything (see
-// state.Narrows); features then revoke those connections' grants and requests on
-// the source. Widening never revokes.
-type SharingChange struct {
-	SourceID      string
-	Connections   []string
-	Narrowed      bool
-	SourceRemoved bool
-}
+// connections (state.SharingChange).
+type SharingChange = state.SharingChange
 
 // maxSharedTables bounds one entry's table list.
 const maxSharedTables = 1024
@@ -157,7 +150,7 @@ func (b *Broker) SetSharing(e SharingEntry) error {
 			delete(b.narrowing, e.SourceID)
 		}
 		b.mu.Unlock()
-		b.redispatch()
+		b.reqs.Redispatch()
 	}
 	return saveErr
 }
@@ -207,7 +200,7 @@ func (b *Broker) entryConnectionsLocked(e *SharingEntry) []string {
 
 // onSharingChange registers f to run after every sharing change, outside
 // the broker's lock, in registration order. Register before Start. The
-// request side (requests_hooks.go) is the one registered in New; tests add
+// request machine (requests_hooks.go) is the one registered in New; tests add
 // observers. It is not exported: nothing outside the broker needs it.
 func (b *Broker) onSharingChange(f func(SharingChange)) {
 	b.hookMu.Lock()

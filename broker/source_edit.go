@@ -61,8 +61,8 @@ func (b *Broker) UpdateSource(id string, ed SourceEdit) (Source, error) {
 
 	// reqs.mu first (the documented lock order): no request can start or
 	// hand over a result between the new generation and its revocations.
-	b.reqs.mu.Lock()
-	defer b.reqs.mu.Unlock()
+	b.reqs.Lock()
+	defer b.reqs.Unlock()
 	b.mu.Lock()
 	i := b.sourceIndexLocked(id)
 	if i < 0 {
@@ -108,15 +108,7 @@ func (b *Broker) UpdateSource(id string, ed SourceEdit) (Source, error) {
 	b.mu.Unlock()
 
 	if reconfigured {
-		for _, s := range b.reqs.sessions {
-			s.grants.dropSource(id)
-		}
-		for _, r := range b.reqs.reqs {
-			if r.sourceID == id && r.generation != now.Generation {
-				b.reqs.revokeLocked(r)
-			}
-		}
-		b.reqs.dispatchLocked()
+		b.reqs.SourceReconfiguredLocked(id, now.Generation)
 	}
 	return out, saveErr
 }

@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/dbeast/dbeast/broker/internal/contract"
 	"github.com/dbeast/dbeast/engines"
 )
 
@@ -51,8 +52,8 @@ var (
 	ErrNeedDSN       = errors.New("broker: a postgres or mysql source needs dsn and no path")
 	ErrNoSuchFile    = errors.New("broker: the sqlite file does not exist or is not a regular file")
 	ErrInvalidSource = errors.New("broker: the driver refused the source configuration")
-	ErrTooMany       = errors.New("broker: the limit for this kind of object is reached")
-	ErrNotFound      = errors.New("broker: no such object")
+	ErrTooMany       = contract.ErrTooMany
+	ErrNotFound      = contract.ErrNotFound
 )
 
 var kindNames = map[engines.Kind]string{

@@ -26,8 +26,3 @@ func readTableStatement(d engines.Driver, t TableRef, cols []string, limit, offs
 	return fmt.Sprintf("SELECT %s FROM %s.%s LIMIT %d OFFSET %d",
 		strings.Join(qc, ", "), engines.QuoteIdent(d, t.Schema), engines.QuoteIdent(d, t.Name), limit, offset)
 }
-
-// docStatement describes a document read for the prompt.
-func docStatement(alias string, version uint64, offset, length int) string {
-	return fmt.Sprintf("read %d bytes at offset %d of document %q, version %d", length, offset, alias, version)
-}

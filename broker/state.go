@@ -9,7 +9,6 @@ type (
 	savedState      = state.Saved
 	savedSource     = state.Source
 	savedConnection = state.Connection
-	savedDocument   = state.Document
 )
 
 // ErrNotSaved is the answer to a change that could not be saved (a full

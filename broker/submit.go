@@ -35,14 +35,9 @@ func (b *Broker) sourceFor(connID string, id SourceID) (Source, *ToolError) {
 	return publicSource(b.state.Sources[i]), nil
 }
 
-// newSourceRequest fills the source fields of a request.
-func newSourceRequest(s *Session, src Source, o op) *request {
-	info := o.Info()
-	return &request{
-		sessionID: s.ID, connID: s.ConnectionID, clientLabel: s.Label,
-		sourceID: src.ID, alias: src.Alias, kind: string(src.Kind), readOnly: src.ReadOnly,
-		generation: src.Generation, operation: o, opKind: info.Kind, write: info.Write,
-	}
+// sourceIntent is an intent for operation o on src.
+func sourceIntent(src Source, o op) requests.Intent {
+	return requests.Intent{SourceID: src.ID, Alias: src.Alias, Kind: string(src.Kind), ReadOnly: src.ReadOnly, Generation: src.Generation, Operation: o}
 }
 
 // databaseOf is a MySQL source's configured database (the only schema its
@@ -92,28 +87,26 @@ func refusal(err error, code Code) *ToolError {
 }
 
 // submit is the common path of every request tool: session, idempotency
-// key, build, then reserve (authorization, limits, dispatch). It never
-// waits for a person; a request covered without a prompt may complete
-// before the reply (waiting at most a moment).
-func (b *Broker) submit(ctx context.Context, c Call, tok SessionToken, key RequestKey, fp string, build func(*Session) (*request, *ToolError)) (_ *requestOut, err error) {
+// key, build, then reserve (authorization, limits, dispatch: the request
+// machine's Reserve). It never waits for a person; a request covered
+// without a prompt may complete before the reply (waiting at most a
+// moment).
+func (b *Broker) submit(ctx context.Context, c Call, tok SessionToken, key RequestKey, fp string, build func(*Session) (requests.Intent, *ToolError)) (_ *requestOut, err error) {
 	s, terr := b.session(c.ConnectionID, string(tok))
 	if terr != nil {
 		return nil, terr
 	}
 	defer func() { b.recordRefusal(c.ConnectionID, s.ID, err) }() // refusals and limit errors reach Activity
 	k := strings.ToLower(string(key))
-	if out, kerr, done := b.lookupKey(s.ID, k, fp); done {
+	if out, kerr, done := b.reqs.LookupKey(s.ID, k, fp); done {
 		return out, kerr
 	}
-	r, terr := build(s)
+	in, terr := build(s)
 	if terr != nil {
 		return nil, terr
 	}
-	r.key, r.fingerprint = k, fp
-	r.scopes = scopesFor(r)
-	var out *requestOut
-	var covered <-chan struct{}
-	if out, covered, err = b.reserve(s, r); out != nil || err != nil {
+	id, covered, out, err := b.reqs.Reserve(s, k, fp, in)
+	if out != nil || err != nil {
 		return out, err
 	}
 	if covered != nil {
@@ -129,120 +122,5 @@ func (b *Broker) submit(ctx context.Context, c Call, tok SessionToken, key Reque
 		}
 		t.Stop()
 	}
-	return b.view(s.ID, r.id)
-}
-
-// lookupKey is keyLookupLocked under reqState.mu, after a sweep.
-func (b *Broker) lookupKey(sessionID, key, fp string) (*requestOut, error, bool) {
-	b.reqs.mu.Lock()
-	defer b.reqs.mu.Unlock()
-	b.reqs.sweepRequestsLocked()
-	return b.reqs.keyLookupLocked(sessionID, key, fp)
-}
-
-// reserve is submit's one step under reqState.mu: it looks the key up
-// again (another call may have taken it while r was built), checks the
-// session and the admission limits, authorizes r by a grant or standing
-// access or else counts it against the pending limits, then stores it
-// under its key and dispatches. A reused key returns its answer (out or
-// err); a refusal returns err; a stored request returns neither, with
-// covered set to r.done when r runs without a prompt.
-func (b *Broker) reserve(s *Session, r *request) (out *requestOut, covered <-chan struct{}, err error) {
-	b.reqs.mu.Lock()
-	defer b.reqs.mu.Unlock()
-	b.reqs.sweepRequestsLocked()
-	if out, kerr, done := b.reqs.keyLookupLocked(s.ID, r.key, r.fingerprint); done {
-		return out, nil, kerr
-	}
-	if !b.sessionAlive(s.ID) {
-		return nil, nil, toolErr(CodeSessionExpired)
-	}
-	if terr := b.reqs.admitLocked(s.ConnectionID); terr != nil {
-		return nil, nil, terr
-	}
-	now := b.cfg.now()
-	r.id = newID("req_")
-	b.reqs.seq++
-	r.seq, r.createdAt, r.deadline = b.reqs.seq, now, now.Add(DecisionTime)
-	r.status, r.done = StatusPending, make(chan struct{})
-	sr := b.reqs.sessionLocked(s.ID) // before coverLocked, which needs it
-	if b.reqs.coverLocked(r).ok {
-		r.auth = authSession
-	} else {
-		ps, pg := b.reqs.pendingCountsLocked(s.ID)
-		if ps >= MaxPendingPerSession {
-			return nil, nil, toolErrMsg(CodeLimitExceeded, msgPendingSession)
-		}
-		if pg >= MaxPendingGlobal {
-			return nil, nil, toolErrMsg(CodeLimitExceeded, msgPendingGlobal)
-		}
-	}
-	sr.keys[r.key] = keyEntry{fingerprint: r.fingerprint, requestID: r.id}
-	b.reqs.reqs[r.id] = r
-	b.record(s.ConnectionID, ActivityEntry{Time: now, SessionID: s.ID, RequestID: r.id, Alias: r.alias, Event: "request_created", Status: string(StatusPending), SQL: r.statement})
-	b.reqs.dispatchLocked()
-	if r.auth == authSession {
-		covered = r.done
-	}
-	return nil, covered, nil
-}
-
-// keyLookupLocked answers a reused key: the same parameters return the
-// same request (never run again), different ones request_conflict. done
-// is false when the key is new and may be reserved.
-func (rq *reqState) keyLookupLocked(sessionID, key, fp string) (*requestOut, error, bool) {
-	sr := rq.sessions[sessionID]
-	if sr == nil {
-		return nil, nil, false
-	}
-	if e, ok := sr.keys[key]; ok {
-		if e.fingerprint != fp {
-			return nil, toolErr(CodeRequestConflict), true
-		}
-		if out := rq.viewLocked(sessionID, e.requestID); out != nil {
-			return out, nil, true
-		}
-		return nil, toolErr(CodeResourceUnavailable), true
-	}
-	if len(sr.keys) >= MaxKeysPerSession {
-		return nil, toolErrMsg(CodeLimitExceeded, msgKeysExhausted), true
-	}
-	return nil, nil, false
-}
-
-func (b *Broker) view(sessionID, id string) (*requestOut, error) {
-	b.reqs.mu.Lock()
-	defer b.reqs.mu.Unlock()
-	b.reqs.sweepRequestsLocked()
-	if out := b.reqs.viewLocked(sessionID, id); out != nil {
-		return out, nil
-	}
-	return nil, toolErr(CodeResourceUnavailable)
-}
-
-// viewLocked is the caller's view of its own request. A completed result
-// is released only after the same checks as before running: the source
-// (or document) and, for a request authorized without a prompt, a grant
-// or standing access still covering it. Otherwise it is revoked.
-func (rq *reqState) viewLocked(sessionID, id string) *requestOut {
-	r := rq.reqs[id]
-	if r == nil || r.sessionID != sessionID {
-		if sr := rq.sessions[sessionID]; sr != nil {
-			if t, ok := sr.tombs[id]; ok {
-				return requests.View(id, t.status, t.errCode, t.errMsg, nil)
-			}
-		}
-		return nil
-	}
-	if r.status == StatusCompleted {
-		if !rq.liveLocked(r) || (r.auth == authSession && !rq.coverLocked(r).ok) {
-			rq.revokeLocked(r)
-		}
-	}
-	var res any
-	if r.status == StatusCompleted {
-		res = r.result
-		r.delivered = true
-	}
-	return requests.View(r.id, r.status, r.errCode, r.errMsg, res)
+	return b.reqs.View(s.ID, id)
 }

@@ -27,17 +27,9 @@ type CatalogSource struct {
 	SharedTablesCut bool `json:"shared_tables_truncated,omitempty" jsonschema:"true when shared_tables lists only some of the shared tables, to keep the answer within the 1 MiB response limit; the others keep their standing access"`
 }
 
-// CatalogDocument is an open document as an agent sees it: never its path.
-type CatalogDocument struct {
-	FileID  string `json:"file_id"`
-	Alias   string `json:"alias"`
-	Kind    string `json:"kind"`
-	Version uint64 `json:"version"`
-	// Available is false while the file has no current snapshot (gone,
-	// unreadable, too large); Unavailable then says why, statically.
-	Available   bool   `json:"available" jsonschema:"false while the document has no current snapshot; read_open_file then answers resource_unavailable"`
-	Unavailable string `json:"unavailable_reason,omitempty" jsonschema:"why the document has no current snapshot"`
-}
+// CatalogDocument is an open document as an agent sees it
+// (requests.CatalogDocument): never its path.
+type CatalogDocument = requests.CatalogDocument
 
 type listCatalogOut struct {
 	Sources   []CatalogSource   `json:"sources"`
@@ -49,9 +41,7 @@ func (b *Broker) toolListCatalog(_ context.Context, c Call, in listCatalogIn) (*
 		return nil, terr
 	}
 	out := &listCatalogOut{Sources: []CatalogSource{}, Documents: []CatalogDocument{}}
-	b.reqs.mu.Lock()
-	out.Documents = b.reqs.catalogDocumentsLocked(c.ConnectionID)
-	b.reqs.mu.Unlock()
+	out.Documents = b.reqs.CatalogDocuments(c.ConnectionID)
 	b.mu.Lock()
 	for _, s := range b.state.Sources {
 		acc := b.effectiveAccessLocked(c.ConnectionID, s.ID)

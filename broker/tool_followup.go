@@ -15,7 +15,7 @@ func (b *Broker) toolGetRequest(_ context.Context, c Call, in requestIDIn) (*req
 	if terr != nil {
 		return nil, terr
 	}
-	return b.view(s.ID, string(in.RequestID))
+	return b.reqs.View(s.ID, string(in.RequestID))
 }
 
 // toolCancelRequest cancels the caller's own pending or running request
@@ -26,18 +26,5 @@ func (b *Broker) toolCancelRequest(_ context.Context, c Call, in requestIDIn) (*
 	if terr != nil {
 		return nil, terr
 	}
-	b.reqs.mu.Lock()
-	r := b.reqs.reqs[string(in.RequestID)]
-	if r != nil && r.sessionID == s.ID {
-		switch {
-		case r.status == StatusPending:
-			b.reqs.finishLocked(r, StatusCancelled, CodeCancelled, messages[CodeCancelled])
-		case r.status == StatusRunning && r.write:
-			b.reqs.finishLocked(r, StatusOutcomeUnknown, CodeOutcomeUnknown, messages[CodeOutcomeUnknown])
-		case r.status == StatusRunning:
-			b.reqs.finishLocked(r, StatusCancelled, CodeCancelled, messages[CodeCancelled])
-		}
-	}
-	b.reqs.mu.Unlock()
-	return b.view(s.ID, string(in.RequestID))
+	return b.reqs.Cancel(s.ID, string(in.RequestID))
 }

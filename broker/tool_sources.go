@@ -79,82 +79,82 @@ type readOpenFileIn struct {
 const fullSQLWarning = "Full SQL is not a sandbox: it runs with the connection account's privileges and may modify data."
 
 func (b *Broker) toolListTables(ctx context.Context, c Call, in listTablesIn) (*requestOut, error) {
-	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint(opListTables, in), func(s *Session) (*request, *ToolError) {
+	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint(opListTables, in), func(s *Session) (requests.Intent, *ToolError) {
 		src, terr := b.sourceFor(c.ConnectionID, in.SourceID)
 		if terr != nil {
-			return nil, terr
+			return requests.Intent{}, terr
 		}
-		r := newSourceRequest(s, src, opListTables)
-		r.statement = "list the tables of " + src.Alias
+		r := sourceIntent(src, opListTables)
+		r.Statement = "list the tables of " + src.Alias
 		return r, nil
 	})
 }
 
 func (b *Broker) toolDescribeTable(ctx context.Context, c Call, in describeTableIn) (*requestOut, error) {
-	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint(opDescribeTable, in), func(s *Session) (*request, *ToolError) {
+	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint(opDescribeTable, in), func(s *Session) (requests.Intent, *ToolError) {
 		src, terr := b.sourceFor(c.ConnectionID, in.SourceID)
 		if terr != nil {
-			return nil, terr
+			return requests.Intent{}, terr
 		}
 		t := verifier.Table{Schema: in.Table.Schema, Name: in.Table.Name}
-		r := newSourceRequest(s, src, opDescribeTable)
-		r.statement = "describe table " + b.quoteIdent(src.Kind, t.Schema) + "." + b.quoteIdent(src.Kind, t.Name)
-		r.table, r.tables = &t, []verifier.Table{t}
+		r := sourceIntent(src, opDescribeTable)
+		r.Statement = "describe table " + b.quoteIdent(src.Kind, t.Schema) + "." + b.quoteIdent(src.Kind, t.Name)
+		r.Table, r.Tables = &t, []verifier.Table{t}
 		return r, nil
 	})
 }
 
 func (b *Broker) toolReadTable(ctx context.Context, c Call, in readTableIn) (*requestOut, error) {
-	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint(opReadTable, in), func(s *Session) (*request, *ToolError) {
+	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint(opReadTable, in), func(s *Session) (requests.Intent, *ToolError) {
 		src, terr := b.sourceFor(c.ConnectionID, in.SourceID)
 		if terr != nil {
-			return nil, terr
+			return requests.Intent{}, terr
 		}
 		sql := readTableStatement(b.cfg.Drivers[src.Kind], in.Table, in.Columns, in.Limit, in.Offset)
 		v, err := requests.Verify(verifier.Input{Dialect: src.Kind.Dialect(), SQL: sql, Mode: verifier.ModeRead, Database: b.databaseOf(src.ID)})
 		if err != nil {
-			return nil, refusal(err, CodeUnsupportedSafeRead)
+			return requests.Intent{}, refusal(err, CodeUnsupportedSafeRead)
 		}
-		r := newSourceRequest(s, src, opReadTable)
-		r.verdict, r.statement, r.tables = v, v.NormalizedSQL, v.Tables
+		r := sourceIntent(src, opReadTable)
+		r.Verdict, r.Statement, r.Tables = v, v.NormalizedSQL, v.Tables
 		return r, nil
 	})
 }
 
 func (b *Broker) toolQuerySQL(ctx context.Context, c Call, in sqlIn) (*requestOut, error) {
-	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint(opQuerySQL, in), func(s *Session) (*request, *ToolError) {
+	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint(opQuerySQL, in), func(s *Session) (requests.Intent, *ToolError) {
 		src, terr := b.sourceFor(c.ConnectionID, in.SourceID)
 		if terr != nil {
-			return nil, terr
+			return requests.Intent{}, terr
 		}
 		v, err := requests.Verify(verifier.Input{Dialect: src.Kind.Dialect(), SQL: in.SQL, Mode: verifier.ModeRead, Database: b.databaseOf(src.ID)})
 		if err != nil {
-			return nil, refusal(err, CodeUnsupportedSafeRead)
+			return requests.Intent{}, refusal(err, CodeUnsupportedSafeRead)
 		}
-		r := newSourceRequest(s, src, opQuerySQL)
-		r.verdict, r.statement, r.tables = v, v.NormalizedSQL, v.Tables
+		r := sourceIntent(src, opQuerySQL)
+		r.Verdict, r.Statement, r.Tables = v, v.NormalizedSQL, v.Tables
 		return r, nil
 	})
 }
 
 func (b *Broker) toolRequestSQL(ctx context.Context, c Call, in sqlIn) (*requestOut, error) {
-	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint(opRequestSQL, in), func(s *Session) (*request, *ToolError) {
+	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint(opRequestSQL, in), func(s *Session) (requests.Intent, *ToolError) {
 		src, terr := b.sourceFor(c.ConnectionID, in.SourceID)
 		if terr != nil {
-			return nil, terr
+			return requests.Intent{}, terr
 		}
 		if src.ReadOnly {
-			return nil, toolErrMsg(CodePermissionDenied, msgReadOnlySource)
+			return requests.Intent{}, toolErrMsg(CodePermissionDenied, msgReadOnlySource)
 		}
 		d := src.Kind.Dialect()
 		if _, err := requests.Verify(verifier.Input{Dialect: d, SQL: in.SQL, Mode: verifier.ModeFull}); err != nil {
-			return nil, refusal(err, CodeInvalidInput)
+			return requests.Intent{}, refusal(err, CodeInvalidInput)
 		}
-		r := newSourceRequest(s, src, opRequestSQL)
-		r.fullSQL, r.statement = in.SQL, in.SQL
-		r.warning = fullSQLWarning
+		r := sourceIntent(src, opRequestSQL)
+		r.FullSQL, r.Statement = in.SQL, in.SQL
+		r.Warning = fullSQLWarning
 		if note := engines.FullSQLNote(b.cfg.Drivers[src.Kind]); note != "" {
-			r.warning += " " + note
+			r.Warning += " " + note
 		}
 		// A single-table write that standing read_write table access covers
 		// runs as the verifier's regenerated SQL, without a prompt.
@@ -163,8 +163,8 @@ func (b *Broker) toolRequestSQL(ctx context.Context, c Call, in sqlIn) (*request
 			acc := b.EffectiveAccess(s.ConnectionID, src.ID)
 			for _, ts := range acc.Tables {
 				if ts.Schema == v.Target.Schema && ts.Name == v.Target.Name && ts.Access == TableReadWrite {
-					r.verdict, r.statement, r.tables = v, v.NormalizedSQL, v.Tables
-					r.opKind, r.warning = string(v.Op), ""
+					r.Verdict, r.Statement, r.Tables = v, v.NormalizedSQL, v.Tables
+					r.OpKind, r.Warning = string(v.Op), ""
 				}
 			}
 		}
@@ -173,27 +173,7 @@ func (b *Broker) toolRequestSQL(ctx context.Context, c Call, in sqlIn) (*request
 }
 
 func (b *Broker) toolReadOpenFile(ctx context.Context, c Call, in readOpenFileIn) (*requestOut, error) {
-	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint(opReadOpenFile, in), func(s *Session) (*request, *ToolError) {
-		b.reqs.mu.Lock()
-		defer b.reqs.mu.Unlock()
-		d := b.reqs.documentForLocked(s.ConnectionID, string(in.FileID))
-		if d == nil {
-			return nil, toolErr(CodeResourceUnavailable)
-		}
-		if d.problem != "" {
-			return nil, toolErrMsg(CodeResourceUnavailable, msgDocumentUnavailable)
-		}
-		if d.version != uint64(in.Version) {
-			return nil, toolErrMsg(CodeResourceUnavailable, msgDocumentVersion)
-		}
-		off, text := snapshotRange(d.text, in.Offset, in.Length)
-		r := &request{
-			sessionID: s.ID, connID: s.ConnectionID, clientLabel: s.Label,
-			fileID: d.id, alias: d.alias, kind: "document", readOnly: true, generation: d.version,
-			operation: opReadOpenFile, opKind: opReadOpenFile.Info().Kind,
-			doc: &docRead{fileID: d.id, version: d.version, offset: off, text: text, total: len(d.text), eof: off+len(text) == len(d.text)},
-		}
-		r.statement = docStatement(d.alias, d.version, off, len(text))
-		return r, nil
+	return b.submit(ctx, c, in.SessionToken, in.RequestKey, fingerprint(opReadOpenFile, in), func(s *Session) (requests.Intent, *ToolError) {
+		return b.reqs.DocumentRead(s.ConnectionID, string(in.FileID), uint64(in.Version), in.Offset, in.Length)
 	})
 }

@@ -8,8 +8,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbeast/dbeast/broker/internal/requests"
 	"github.com/dbeast/dbeast/engines"
 	"github.com/dbeast/dbeast/engines/sqlite"
+)
+
+// The task stages a stallDriver can hold a task at (the request
+// machine's).
+type taskStage = requests.TaskStage
+
+const (
+	stageOpen = requests.StageOpen
+	stageRead = requests.StageRead
+	stageExec = requests.StageExec
 )
 
 // stallDriver wraps the real SQLite driver so that one stage of a task
@@ -93,7 +104,7 @@ func TestWatchdogEndsAStalledTaskAndKeepsItsSlot(t *testing.T) {
 			e := newEnv(t, "", func(b *Broker) {
 				b.cfg.Drivers = map[engines.Kind]engines.Driver{engines.SQLite: drv}
 				b.log = slog.New(slog.NewTextHandler(logs, nil))
-				b.reqs.opDeadline, b.reqs.watchGrace = deadline, grace
+				b.reqs.SetDeadlines(deadline, grace)
 			})
 			var out map[string]string
 			if st := e.console("POST", "/api/sources", map[string]any{"kind": "sqlite", "path": makeFixture(t)}, &out); st != http.StatusCreated {
@@ -168,7 +179,5 @@ func waitStatus(t *testing.T, a *agent, id string, want Status, d time.Duration)
 
 // slotsInUse returns the global number of held concurrency slots.
 func slotsInUse(b *Broker) int {
-	b.reqs.mu.Lock()
-	defer b.reqs.mu.Unlock()
-	return b.reqs.slotsGlobal
+	return b.reqs.SlotsInUse()
 }

@@ -124,11 +124,7 @@ func TestBrokerSplitImports(t *testing.T) {
 	}
 	const sdk = "github.com/modelcontextprotocol/go-sdk"
 	isSDK := func(imp string) bool { return strings.HasPrefix(imp, sdk) }
-	rules := []struct {
-		pkg    string // the importing package, exactly
-		banned func(imp string) bool
-		why    string
-	}{
+	rules := []brokerRule{
 		{"broker", isDriver, "the broker reaches databases only through engines"},
 		{"broker", func(imp string) bool { return strings.HasPrefix(imp, "github.com/fsnotify/fsnotify") },
 			"the broker follows files only through broker/internal/docfile"},
@@ -146,8 +142,44 @@ func TestBrokerSplitImports(t *testing.T) {
 		{"broker/internal/state", isDriver, "the state reaches databases only through engines"},
 		{"broker/internal/contract", func(imp string) bool { return under(imp, "broker") || strings.HasPrefix(imp, sdk) },
 			"contract is the leaf every broker package shares: it imports none of them, nor the MCP SDK"},
+		{"broker/internal/contract", isDriver, "contract holds facts, not database access"},
+		{"broker/internal/docfile", isDriver, "docfile reads files, not databases"},
+		{"broker/internal/docfile", isSDK, "only broker, the MCP surface, imports the MCP SDK"},
 	}
 	pkgs := listPackages(t)
+	checkBrokerRules(t, pkgs, rules, false)
+
+	// The same split through other packages: a package below the MCP
+	// surface that reached broker (or consoleapi, brokertest, built on
+	// it), the MCP SDK or, for the state, the request machine by way of
+	// another package could still call up the lock order.
+	above := func(imp string) bool {
+		return imp == module+"/broker" || under(imp, "broker/consoleapi") || under(imp, "broker/brokertest")
+	}
+	var deps []brokerRule
+	for _, inner := range []string{"broker/internal/requests", "broker/internal/state", "broker/internal/contract", "broker/internal/docfile"} {
+		deps = append(deps,
+			brokerRule{inner, above, "the packages below the MCP surface reach nothing above it"},
+			brokerRule{inner, isSDK, "only broker, the MCP surface, reaches the MCP SDK"})
+	}
+	deps = append(deps, brokerRule{"broker/internal/state", func(imp string) bool { return under(imp, "broker/internal/requests") },
+		"the state (Broker.mu) is below the request machine (reqState.mu) in the lock order"})
+	checkBrokerRules(t, pkgs, deps, true)
+}
+
+// brokerRule bans, in one package (its path under the module, exactly),
+// the imports for which banned is true, for the reason why.
+type brokerRule struct {
+	pkg    string
+	banned func(imp string) bool
+	why    string
+}
+
+// checkBrokerRules applies rules to the packages' direct imports, or to
+// everything they depend on when deps is set; a rule whose package does
+// not exist fails, since it would check nothing.
+func checkBrokerRules(t *testing.T, pkgs []pkg, rules []brokerRule, deps bool) {
+	t.Helper()
 	for _, r := range rules {
 		found := false
 		for _, p := range pkgs {
@@ -155,9 +187,13 @@ func TestBrokerSplitImports(t *testing.T) {
 				continue
 			}
 			found = true
-			for _, imp := range p.Imports {
+			imports, verb := p.Imports, "imports"
+			if deps {
+				imports, verb = p.Deps, "depends on"
+			}
+			for _, imp := range imports {
 				if r.banned(imp) {
-					t.Errorf("%s imports %s: %s", p.ImportPath, imp, r.why)
+					t.Errorf("%s %s %s: %s", p.ImportPath, verb, imp, r.why)
 				}
 			}
 		}

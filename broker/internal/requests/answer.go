@@ -10,7 +10,7 @@ import (
 )
 
 // Result fitting: every request answer and its size in the MCP response,
-// computed on the bytes the broker encodes once (broker/encode.go splices
+// computed on the bytes the broker encodes once (the broker's encode.go splices
 // a completed result's bytes into each answer that carries it).
 
 // Answer is what every request tool and get_request return. Error is
@@ -146,4 +146,25 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
+}
+
+// FitEncoded encodes a completed request's result once and returns it
+// when the whole get_request answer fits the MCP response budget;
+// otherwise the result trimmed by FitResponse, encoded once more. Nil
+// means it cannot fit at all. The bytes are never modified afterwards:
+// every answer copies them. It also returns the value the bytes encode
+// (res or its trimmed copy), for the console's outcome.
+func FitEncoded(id string, res any) (json.RawMessage, any) {
+	raw, err := json.Marshal(res)
+	if err == nil && ResultFits(id, raw) {
+		return raw, res
+	}
+	c := FitResponse(id, res)
+	if c == nil {
+		return nil, nil
+	}
+	if raw, err = json.Marshal(c); err != nil {
+		return nil, nil
+	}
+	return raw, c
 }

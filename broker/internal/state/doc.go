@@ -9,6 +9,11 @@
 // union of its entry and the All Agents entry), whether a change of an
 // entry narrows it, and which connections an entry applies to.
 //
+// Beside the saved state it holds what lives under the same lock but is
+// never saved: the session table (Sessions: begin, lookup, sweep, end and
+// the end hooks, which run with the lock released) and the activity log
+// (Activity, a leaf lock of its own).
+//
 // It is the inner part of the broker's lock order (broker/doc.go's lock
 // map): its state is guarded by Broker.mu, which the broker hands to
 // Open, and it imports nothing of the request machine, so it can never

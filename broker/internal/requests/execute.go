@@ -1,11 +1,10 @@
-package broker
+package requests
 
 import (
 	"context"
 	"errors"
 	"log/slog"
 
-	"github.com/dbeast/dbeast/broker/internal/requests"
 	"github.com/dbeast/dbeast/engines"
 	"github.com/dbeast/dbeast/verifier"
 )
@@ -16,8 +15,8 @@ import (
 // returned, even when the request was cancelled long before. The
 // per-session slot is counted by connection (a connection has one session
 // at a time): a new begin_session does not bring new capacity while the
-// previous session's task is still finishing. Needs reqState.mu.
-func (rq *reqState) dispatchLocked() {
+// previous session's task is still finishing. Needs Machine.mu.
+func (rq *Machine) dispatchLocked() {
 	rq.sweepRequestsLocked()
 	for _, r := range rq.sortedRequestsLocked() {
 		if r.status != StatusPending || r.auth == authPrompt {
@@ -34,21 +33,21 @@ func (rq *reqState) dispatchLocked() {
 	}
 }
 
-// redispatch starts what can start now, e.g. after a narrowing finished.
-func (b *Broker) redispatch() {
-	b.reqs.mu.Lock()
-	defer b.reqs.mu.Unlock()
-	b.reqs.dispatchLocked()
+// Redispatch starts what can start now, e.g. after a narrowing finished.
+func (rq *Machine) Redispatch() {
+	rq.mu.Lock()
+	defer rq.mu.Unlock()
+	rq.dispatchLocked()
 }
 
 // startLocked re-checks r and moves it to running. Source state, session,
 // authorization and deadline are checked here; a one-time grant is
 // consumed in the same critical section as the move to running.
-// Needs reqState.mu, and never Broker.mu: it may take Broker.mu itself.
-func (rq *reqState) startLocked(r *request) {
-	b := rq.b
-	if r.sourceID != "" && b.narrowingInFlight(r.sourceID) {
-		return // stays pending; redispatch runs once the revocation is done
+// Needs Machine.mu, and never Broker.mu: it may take Broker.mu itself.
+func (rq *Machine) startLocked(r *request) {
+	h := rq.host
+	if r.sourceID != "" && h.NarrowingInFlight(r.sourceID) {
+		return // stays pending; Redispatch runs once the revocation is done
 	}
 	if !rq.liveLocked(r) {
 		rq.revokeLocked(r)
@@ -75,7 +74,7 @@ func (rq *reqState) startLocked(r *request) {
 	if r.standing {
 		ev = "shared_access"
 	}
-	b.record(r.connID, ActivityEntry{Time: b.cfg.now(), SessionID: r.sessionID, RequestID: r.id, Alias: r.alias, Event: ev, Status: string(StatusRunning), SQL: r.statement})
+	h.Record(r.connID, ActivityEntry{Time: h.Now(), SessionID: r.sessionID, RequestID: r.id, Alias: r.alias, Event: ev, Status: string(StatusRunning), SQL: r.statement})
 	if r.operation.Info().Scopes == scopesDocument {
 		rq.completeLocked(r, r.doc.result(), nil)
 		return
@@ -85,96 +84,85 @@ func (rq *reqState) startLocked(r *request) {
 	rq.slotsGlobal++
 	rq.slotsByConn[r.connID]++
 	rq.wg.Add(1)
-	go b.runTask(ctx, cancel, r, pins, rq.watchTaskLocked(r, rq.opDeadline))
+	go rq.runTask(ctx, cancel, r, pins, rq.watchTaskLocked(r, rq.opDeadline))
 }
 
 // liveLocked reports whether the request's session, source (same
 // generation, still visible to the connection) or document still exist.
-// Needs reqState.mu, and never Broker.mu: it may take Broker.mu itself.
-func (rq *reqState) liveLocked(r *request) bool {
-	b := rq.b
-	if !b.sessionAlive(r.sessionID) {
+// Needs Machine.mu, and never Broker.mu: it may take Broker.mu itself.
+func (rq *Machine) liveLocked(r *request) bool {
+	h := rq.host
+	if !h.SessionAlive(r.sessionID) {
 		return false
 	}
 	if r.fileID != "" {
 		return rq.documentLiveLocked(r)
 	}
-	_, gen, ok := b.engineSource(r.sourceID)
-	return ok && gen == r.generation && b.EffectiveAccess(r.connID, r.sourceID).Visible()
-}
-
-// sessionAlive reports whether the session exists in this server
-// generation and is within its idle and lifetime deadlines. A session past
-// a deadline is dead even before a sweep removed it: an approval in the
-// console may be the only event after the deadline.
-func (b *Broker) sessionAlive(id string) bool {
-	now := b.cfg.now()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	s, ok := b.sessions[id]
-	return ok && s.Generation == b.generation && now.Before(s.IdleDeadline())
+	_, gen, ok := h.EngineSource(r.sourceID)
+	return ok && gen == r.generation && h.EffectiveAccess(r.connID, r.sourceID).Visible()
 }
 
 // runTask runs one operation and releases its slot only after the
 // engine's Close returned, also when its watchdog (w) ended the request
 // before.
-func (b *Broker) runTask(ctx context.Context, cancel context.CancelFunc, r *request, pins map[string]string, w *taskWatch) {
-	defer b.reqs.wg.Done()
-	res, ids, err := b.execute(ctx, r, pins, w)
-	w.enter(stageDone)
+func (rq *Machine) runTask(ctx context.Context, cancel context.CancelFunc, r *request, pins map[string]string, w *taskWatch) {
+	defer rq.wg.Done()
+	res, ids, err := rq.execute(ctx, r, pins, w)
+	w.enter(StageDone)
 	cancel()
 	w.stop()
-	b.reqs.mu.Lock()
-	defer b.reqs.mu.Unlock()
-	b.reqs.slotsGlobal--
-	if b.reqs.slotsByConn[r.connID]--; b.reqs.slotsByConn[r.connID] <= 0 {
-		delete(b.reqs.slotsByConn, r.connID)
+	rq.mu.Lock()
+	defer rq.mu.Unlock()
+	rq.slotsGlobal--
+	if rq.slotsByConn[r.connID]--; rq.slotsByConn[r.connID] <= 0 {
+		delete(rq.slotsByConn, r.connID)
 	}
 	if r.status == StatusRunning {
 		if err == nil {
-			b.reqs.pinLocked(r, ids)
+			rq.pinLocked(r, ids)
 		}
 		if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && !r.write {
-			b.reqs.finishLocked(r, StatusExpired, CodeExecutionFailed, string(engines.ReasonTimeout))
+			rq.finishLocked(r, StatusExpired, CodeExecutionFailed, string(engines.ReasonTimeout))
 		} else {
-			b.reqs.completeLocked(r, res, err)
+			rq.completeLocked(r, res, err)
 		}
 	}
-	b.reqs.dispatchLocked()
+	rq.dispatchLocked()
 }
 
 // execute opens the source's engine, runs the request's operation and
 // closes the engine before returning. ids are the identities the
-// operation proved, by table. Each stage is told to the watchdog w.
-func (b *Broker) execute(ctx context.Context, r *request, pins map[string]string, w *taskWatch) (any, map[string]string, error) {
-	src, gen, ok := b.engineSource(r.sourceID)
-	drv := b.cfg.Drivers[engines.Kind(r.kind)]
+// operation proved, by table. Each stage is told to the watchdog w. It
+// runs with no lock held.
+func (rq *Machine) execute(ctx context.Context, r *request, pins map[string]string, w *taskWatch) (any, map[string]string, error) {
+	src, gen, ok := rq.host.EngineSource(r.sourceID)
+	drv := rq.host.Driver(engines.Kind(r.kind))
 	if !ok || gen != r.generation || drv == nil {
 		return nil, nil, engines.NewError(engines.CodeUnavailable, engines.ReasonConnect, nil)
 	}
 	if r.write && src.ReadOnly {
 		return nil, nil, engines.NewError(engines.CodeDenied, engines.ReasonReadOnlySource, nil)
 	}
-	w.enter(stageOpen)
+	w.enter(StageOpen)
 	eng, err := drv.Open(ctx, src)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer func() {
-		w.enter(stageClose)
+		w.enter(StageClose)
 		eng.Close()
 	}()
 	lim := engines.Limits{}
 	switch r.operation {
 	case opListTables:
-		w.enter(stageList)
+		w.enter(StageList)
 		ts, err := eng.ListTables(ctx)
 		if err != nil {
 			return nil, nil, err
 		}
 		return tablesResult(ts), nil, nil
 	case opDescribeTable:
-		w.enter(stageDescribe)
+		w.enter(StageDescribe)
 		p, err := eng.Describe(ctx, *r.table)
 		if err != nil {
 			return nil, nil, err
@@ -184,7 +172,7 @@ func (b *Broker) execute(ctx context.Context, r *request, pins map[string]string
 		}
 		return describeResult(p), map[string]string{p.Table.String(): p.Identity}, nil
 	case opReadTable, opQuerySQL:
-		w.enter(stageRead)
+		w.enter(StageRead)
 		res, proofs, err := eng.Read(ctx, engines.ReadRequest{Verdict: r.verdict, Pins: pins, Limits: lim})
 		if err != nil {
 			return nil, nil, err
@@ -197,11 +185,11 @@ func (b *Broker) execute(ctx context.Context, r *request, pins map[string]string
 	case opRequestSQL:
 		// A table write runs as the regenerated SQL: the statement shown.
 		if r.verdict != nil && r.verdict.Mode == verifier.ModeTableWrite {
-			w.enter(stageWrite)
+			w.enter(StageWrite)
 			res, err := eng.Write(ctx, r.verdict, lim)
 			return res, nil, err
 		}
-		w.enter(stageExec)
+		w.enter(StageExec)
 		res, err := eng.Exec(ctx, r.fullSQL, lim)
 		return res, nil, err
 	}
@@ -211,13 +199,12 @@ func (b *Broker) execute(ctx context.Context, r *request, pins map[string]string
 // completeLocked records an operation's outcome: the result bounded to
 // the MCP response budget, or the engine error mapped to a status and a
 // broker code with the engine's static reason.
-// Needs reqState.mu.
-func (rq *reqState) completeLocked(r *request, res any, err error) {
-	b := rq.b
+// Needs Machine.mu.
+func (rq *Machine) completeLocked(r *request, res any, err error) {
 	if err == nil {
-		raw, fitted := fitEncoded(r.id, res) // encoded once, here (encode.go)
+		raw, fitted := FitEncoded(r.id, res) // encoded once, here
 		if raw == nil {
-			rq.finishLocked(r, StatusFailed, CodeLimitExceeded, msgTooManyRows)
+			rq.finishLocked(r, StatusFailed, CodeLimitExceeded, MsgTooManyRows)
 			return
 		}
 		r.result, r.outcome = raw, outcomeOf(fitted)
@@ -229,7 +216,7 @@ func (rq *reqState) completeLocked(r *request, res any, err error) {
 	if e.Code == engines.CodeFailed || e.Code == engines.CodeUnavailable {
 		// The engine's static code and reason; its cause (driver text) may
 		// quote data or the DSN and is never logged.
-		b.log.Warn("engine error", slog.String("request_id", r.id), slog.String("kind", r.kind),
+		rq.host.Log().Warn("engine error", slog.String("request_id", r.id), slog.String("kind", r.kind),
 			slog.String("engine_code", string(e.Code)), slog.String("reason", msg))
 	}
 	switch e.Code {
@@ -255,19 +242,19 @@ func (rq *reqState) completeLocked(r *request, res any, err error) {
 	}
 }
 
-// fitResponse trims a result until the whole get_request answer fits the
+// FitResponse trims a result until the whole get_request answer fits the
 // 1 MiB MCP response budget (structured JSON plus its text copy), marking
 // it truncated. Nil means it cannot fit at all.
-func fitResponse(id string, res any) any {
+func FitResponse(id string, res any) any {
 	fits := func(v any) bool {
-		return requests.MarshalSize(requests.View(id, StatusCompleted, "", "", v)) <= MaxResponseBytes
+		return MarshalSize(View(id, StatusCompleted, "", "", v)) <= MaxResponseBytes
 	}
 	if fits(res) {
 		return res
 	}
 	switch v := res.(type) {
 	case *engines.Result:
-		lo := requests.LargestFitting(len(v.Rows), func(n int) bool {
+		lo := LargestFitting(len(v.Rows), func(n int) bool {
 			c := *v
 			c.Rows = v.Rows[:n]
 			return fits(&c)
@@ -279,7 +266,7 @@ func fitResponse(id string, res any) any {
 			return &c
 		}
 	case *docResult:
-		lo := requests.LargestFitting(len(v.Text), func(n int) bool {
+		lo := LargestFitting(len(v.Text), func(n int) bool {
 			c := *v
 			c.Text = cutUTF8(v.Text, n)
 			return fits(&c)

@@ -1,4 +1,4 @@
-package broker
+package requests
 
 import (
 	"log/slog"
@@ -24,26 +24,27 @@ import (
 // overrun within it.
 const defaultWatchGrace = 5 * time.Second
 
-// taskStage is where a task is. Its names are logged.
-type taskStage int32
+// TaskStage is where a task is. Its names are logged; the broker's
+// watchdog tests stall a task at one of them.
+type TaskStage int32
 
 const (
-	stageOpen     taskStage = iota // Driver.Open: a pooled or new connection
-	stageList                      // Engine.ListTables
-	stageDescribe                  // Engine.Describe
-	stageRead                      // Engine.Read
-	stageWrite                     // Engine.Write
-	stageExec                      // Engine.Exec (full SQL)
-	stageClose                     // Engine.Close: back to the pool or closed
-	stageDone                      // execute returned
+	StageOpen     TaskStage = iota // Driver.Open: a pooled or new connection
+	StageList                      // Engine.ListTables
+	StageDescribe                  // Engine.Describe
+	StageRead                      // Engine.Read
+	StageWrite                     // Engine.Write
+	StageExec                      // Engine.Exec (full SQL)
+	StageClose                     // Engine.Close: back to the pool or closed
+	StageDone                      // execute returned
 )
 
 var stageNames = [...]string{
-	stageOpen: "open", stageList: "list_tables", stageDescribe: "describe", stageRead: "read",
-	stageWrite: "write", stageExec: "exec", stageClose: "close", stageDone: "done",
+	StageOpen: "open", StageList: "list_tables", StageDescribe: "describe", StageRead: "read",
+	StageWrite: "write", StageExec: "exec", StageClose: "close", StageDone: "done",
 }
 
-func (s taskStage) String() string {
+func (s TaskStage) String() string {
 	if s >= 0 && int(s) < len(stageNames) {
 		return stageNames[s]
 	}
@@ -54,7 +55,7 @@ func (s taskStage) String() string {
 // read by the timer's goroutine, hence atomic; the rest is set before
 // the timer starts.
 type taskWatch struct {
-	b       *Broker
+	rq      *Machine
 	r       *request
 	started time.Time
 	stage   atomic.Int32
@@ -64,26 +65,26 @@ type taskWatch struct {
 }
 
 // watchTaskLocked starts the watchdog of r's task, whose operation has
-// deadline d. Needs reqState.mu (it reads watchGrace).
-func (rq *reqState) watchTaskLocked(r *request, d time.Duration) *taskWatch {
-	w := &taskWatch{b: rq.b, r: r, started: time.Now()}
-	w.stage.Store(int32(stageOpen))
+// deadline d. Needs Machine.mu (it reads watchGrace).
+func (rq *Machine) watchTaskLocked(r *request, d time.Duration) *taskWatch {
+	w := &taskWatch{rq: rq, r: r, started: time.Now()}
+	w.stage.Store(int32(StageOpen))
 	w.timer = time.AfterFunc(d+rq.watchGrace, w.fire)
 	return w
 }
 
 // enter records that the task reached stage s.
-func (w *taskWatch) enter(s taskStage) { w.stage.Store(int32(s)) }
+func (w *taskWatch) enter(s TaskStage) { w.stage.Store(int32(s)) }
 
 // fire ends a request whose task outlived its deadline and grace, and
 // logs the stall: ids, the operation and the stage only, never the
 // statement or anything the engine said.
 func (w *taskWatch) fire() {
-	stage := taskStage(w.stage.Load())
+	stage := TaskStage(w.stage.Load())
 	w.stuckAt.Store(int32(stage))
 	w.stalled.Store(true)
-	r, rq := w.r, w.b.reqs
-	w.b.log.Warn("task stalled past its deadline", slog.String("request_id", r.id), slog.String("session_id", r.sessionID),
+	r, rq := w.r, w.rq
+	rq.host.Log().Warn("task stalled past its deadline", slog.String("request_id", r.id), slog.String("session_id", r.sessionID),
 		slog.String("operation", string(r.operation)), slog.String("stage", stage.String()),
 		slog.Duration("elapsed", time.Since(w.started).Round(time.Millisecond)))
 	rq.mu.Lock()
@@ -105,7 +106,7 @@ func (w *taskWatch) stop() {
 	if w.timer.Stop() || !w.stalled.Load() {
 		return
 	}
-	w.b.log.Warn("stalled task ended", slog.String("request_id", w.r.id), slog.String("session_id", w.r.sessionID),
-		slog.String("operation", string(w.r.operation)), slog.String("stage", taskStage(w.stuckAt.Load()).String()),
+	w.rq.host.Log().Warn("stalled task ended", slog.String("request_id", w.r.id), slog.String("session_id", w.r.sessionID),
+		slog.String("operation", string(w.r.operation)), slog.String("stage", TaskStage(w.stuckAt.Load()).String()),
 		slog.Duration("elapsed", time.Since(w.started).Round(time.Millisecond)))
 }

@@ -1,4 +1,4 @@
-package broker
+package requests
 
 import (
 	"crypto/sha256"
@@ -6,37 +6,35 @@ import (
 )
 
 // persistDocumentsLocked saves the list of open documents (id, alias,
-// path, sharing; never content) with the rest of the state. reqs.mu must
+// path, sharing; never content) with the rest of the state. rq.mu must
 // be held; it takes Broker.mu, as the lock order allows. On error the
 // saved list is unchanged and the caller rolls back its own change.
-func (rq *reqState) persistDocumentsLocked() error {
-	b := rq.b
+func (rq *Machine) persistDocumentsLocked() error {
 	rq.pruneDocSharesLocked()
 	list := make([]*savedDocument, 0, len(rq.docs.docs))
 	for _, d := range rq.sortedDocumentsLocked() {
 		list = append(list, &savedDocument{ID: d.id, Alias: d.alias, Path: d.path, SharedWith: slices.Clone(d.sharedWith)})
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.state.UpdateLocked(func(s *savedState) error {
+	return rq.host.UpdateState(func(s *savedState) error {
 		s.Documents, s.DocumentCounter = list, rq.docs.counter
 		return nil
 	})
 }
 
-// restoreDocuments reopens the saved documents when the broker is built,
+// RestoreDocuments reopens the saved documents when the broker is built,
 // each with a fresh snapshot at version 1 (grants never outlive a start).
 // A file that cannot be snapshotted now stays listed as unavailable with
 // its reason, and is watched so that it comes back when it is fixed.
-func (b *Broker) restoreDocuments() {
-	b.mu.Lock()
-	saved := slices.Clone(b.state.Documents)
-	counter := b.state.DocumentCounter
-	b.mu.Unlock()
+func (rq *Machine) RestoreDocuments() {
+	var saved []*savedDocument
+	var counter int
+	rq.host.ReadState(func(st *savedState) {
+		saved, counter = slices.Clone(st.Documents), st.DocumentCounter
+	})
 	if len(saved) > MaxDocuments {
 		saved = saved[:MaxDocuments]
 	}
-	// The files are read before reqs.mu is taken: a slow or stuck file
+	// The files are read before rq.mu is taken: a slow or stuck file
 	// must not hold the lock every request needs.
 	type read struct {
 		data []byte
@@ -44,11 +42,11 @@ func (b *Broker) restoreDocuments() {
 	}
 	reads := make([]read, len(saved))
 	for i, sd := range saved {
-		reads[i].data, reads[i].err = b.readSnapshot(sd.Path)
+		reads[i].data, reads[i].err = rq.host.ReadSnapshot(sd.Path)
 	}
-	b.reqs.mu.Lock()
-	defer b.reqs.mu.Unlock()
-	s := b.reqs.docs
+	rq.mu.Lock()
+	defer rq.mu.Unlock()
+	s := rq.docs
 	s.counter = counter
 	for i, sd := range saved {
 		s.seq++
@@ -58,11 +56,11 @@ func (b *Broker) restoreDocuments() {
 			err = ErrTooMany
 		}
 		if err != nil {
-			d.problem = problemOf(err)
+			d.problem = ProblemOf(err)
 		} else {
 			d.text, d.sum = data, sha256.Sum256(data)
 		}
 		s.docs[d.id] = d
-		b.reqs.watchDocumentLocked(d)
+		rq.watchDocumentLocked(d)
 	}
 }

@@ -1,4 +1,4 @@
-package broker
+package requests
 
 import "github.com/dbeast/dbeast/verifier"
 
@@ -51,9 +51,8 @@ type coverage struct {
 
 // coverLocked decides whether r is covered, right now, by a session grant
 // or by standing access. One-time approvals are not considered here.
-// Needs reqState.mu, and never Broker.mu: it may take Broker.mu itself.
-func (rq *reqState) coverLocked(r *request) coverage {
-	b := rq.b
+// Needs Machine.mu, and never Broker.mu: it may take Broker.mu itself.
+func (rq *Machine) coverLocked(r *request) coverage {
 	s := rq.sessions[r.sessionID]
 	if s == nil {
 		return coverage{}
@@ -63,7 +62,7 @@ func (rq *reqState) coverLocked(r *request) coverage {
 		v, ok := g.doc[r.fileID]
 		return coverage{ok: ok && v == r.generation}
 	}
-	acc := b.EffectiveAccess(r.connID, r.sourceID)
+	acc := rq.host.EffectiveAccess(r.connID, r.sourceID)
 	if !acc.Visible() {
 		return coverage{}
 	}
@@ -128,8 +127,8 @@ func (rq *reqState) coverLocked(r *request) coverage {
 }
 
 // grantLocked records a session grant for the scope the person picked.
-// Needs reqState.mu, and never Broker.mu: it may take Broker.mu itself.
-func (rq *reqState) grantLocked(r *request, scope string) {
+// Needs Machine.mu, and never Broker.mu: it may take Broker.mu itself.
+func (rq *Machine) grantLocked(r *request, scope string) {
 	s := rq.sessionLocked(r.sessionID)
 	switch scope {
 	case ScopeSource:
@@ -159,8 +158,8 @@ func (rq *reqState) grantLocked(r *request, scope string) {
 
 // pinLocked records proven identities on the session's unpinned table
 // grants of the tables a request relied on.
-// Needs reqState.mu.
-func (rq *reqState) pinLocked(r *request, identities map[string]string) {
+// Needs Machine.mu.
+func (rq *Machine) pinLocked(r *request, identities map[string]string) {
 	s := rq.sessions[r.sessionID]
 	if s == nil {
 		return
@@ -186,8 +185,8 @@ func (rq *reqState) pinLocked(r *request, identities map[string]string) {
 func grantKey(t verifier.Table) string { return t.Schema + "\x00" + t.Name }
 
 // dropTableGrantLocked removes table grants whose identity changed.
-// Needs reqState.mu.
-func (rq *reqState) dropTableGrantsLocked(r *request) {
+// Needs Machine.mu.
+func (rq *Machine) dropTableGrantsLocked(r *request) {
 	if s := rq.sessions[r.sessionID]; s != nil {
 		for _, t := range r.tables {
 			delete(s.grants.table[r.sourceID], grantKey(t))
