@@ -307,3 +307,42 @@ func TestProofCacheKeyedByVersions(t *testing.T) {
 		})
 	}
 }
+
+// TestPoolDropsHandleLeftBusy: a handle that comes back inside a
+// transaction is closed rather than kept, whatever its engine reported
+// (no operation of the engine leaves one so; the check does not rely on
+// that). A statement left prepared is not tested: database/sql would
+// hold the connection, and closing it would wait for the statement.
+func TestPoolDropsHandleLeftBusy(t *testing.T) {
+	cases := []struct {
+		name  string
+		leave func(t *testing.T, h *handle) func()
+	}{
+		{"transaction open", func(t *testing.T, h *handle) func() {
+			if _, err := h.conn.ExecContext(context.Background(), "BEGIN"); err != nil {
+				t.Fatal(err)
+			}
+			return func() {}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := fixture(t, `CREATE TABLE a (x TEXT)`)
+			d := pooledDriver(t)
+			eng, err := d.Open(context.Background(), engines.Source{Kind: engines.SQLite, Path: path})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := eng.(*Engine)
+			h := e.ro
+			h.auth.start(&policy{phase: phaseProof})
+			cleanup := c.leave(t, h)
+			h.auth.set(nil)
+			e.Close()
+			cleanup()
+			if !isClosed(h) || len(idleOf(d, path)) != 0 {
+				t.Fatalf("the busy handle is open (%v) or idle (%d)", !isClosed(h), len(idleOf(d, path)))
+			}
+		})
+	}
+}
