@@ -21,12 +21,12 @@ func pooledDriver(t *testing.T) Driver {
 
 // readOnce opens an engine of path on d, runs one read of v and closes the
 // engine, returning the read's outcome and the handle it ran on.
-func readOnce(t *testing.T, d Driver, path string, v *verifier.Verdict) (*engines.Result, error, *handle) {
+func readOnce(t *testing.T, d Driver, path string, v *verifier.Verdict) (*engines.Result, *handle, error) {
 	t.Helper()
 	return readCtx(t, context.Background(), d, path, v)
 }
 
-func readCtx(t *testing.T, ctx context.Context, d Driver, path string, v *verifier.Verdict) (*engines.Result, error, *handle) {
+func readCtx(t *testing.T, ctx context.Context, d Driver, path string, v *verifier.Verdict) (*engines.Result, *handle, error) {
 	t.Helper()
 	eng, err := d.Open(context.Background(), engines.Source{Kind: engines.SQLite, Path: path, ReadOnly: true})
 	if err != nil {
@@ -38,7 +38,7 @@ func readCtx(t *testing.T, ctx context.Context, d Driver, path string, v *verifi
 	if cerr := e.Close(); cerr != nil {
 		t.Fatalf("Close: %v", cerr)
 	}
-	return res, err, h
+	return res, h, err
 }
 
 // idleOf returns the idle handles d keeps for path.

@@ -61,7 +61,7 @@ func TestPoolDropsHandleAfterError(t *testing.T) {
 				`WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 2000) INSERT INTO a SELECT 'r' || i FROM c`,
 				`CREATE TABLE secret (pw TEXT)`)
 			d := pooledDriver(t)
-			_, err, h1 := readOnce(t, d, path, pointRead)
+			_, h1, err := readOnce(t, d, path, pointRead)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +75,7 @@ func TestPoolDropsHandleAfterError(t *testing.T) {
 			if c.setup != nil {
 				release = c.setup(t, path)
 			}
-			_, err, h2 := readCtx(t, ctx, d, path, c.v)
+			_, h2, err := readCtx(t, ctx, d, path, c.v)
 			if release != nil {
 				release()
 			}
@@ -86,7 +86,7 @@ func TestPoolDropsHandleAfterError(t *testing.T) {
 			if !isClosed(h2) || len(idleOf(d, path)) != 0 {
 				t.Fatalf("after the failure the handle is open (%v) or idle (%d idle)", !isClosed(h2), len(idleOf(d, path)))
 			}
-			if _, err, h3 := readOnce(t, d, path, pointRead); err != nil || h3 == h2 {
+			if _, h3, err := readOnce(t, d, path, pointRead); err != nil || h3 == h2 {
 				t.Fatalf("next read: %v, on the failed handle %v", err, h3 == h2)
 			}
 		})
@@ -181,7 +181,7 @@ func TestDriverCloseClosesEveryHandle(t *testing.T) {
 	if !isClosed(held) {
 		t.Fatal("the handle an engine held outlived the engine after Driver.Close")
 	}
-	if _, err, h := readOnce(t, d, path, pointRead); err != nil || !isClosed(h) {
+	if _, h, err := readOnce(t, d, path, pointRead); err != nil || !isClosed(h) {
 		t.Fatalf("read after Close: %v; its handle kept: %v", err, h != nil && !isClosed(h))
 	}
 }
@@ -194,7 +194,7 @@ func TestPoolIdleTimeoutClosesHandles(t *testing.T) {
 	cfg.IdleTimeout = 50 * time.Millisecond
 	d := newDriver(cfg, poolMaxLive)
 	defer d.Close()
-	_, err, h := readOnce(t, d, path, pointRead)
+	_, h, err := readOnce(t, d, path, pointRead)
 	if err != nil || isClosed(h) {
 		t.Fatalf("read: %v, handle closed: %v", err, isClosed(h))
 	}

@@ -18,11 +18,11 @@ var pointRead = readVerdict(`SELECT "x" FROM "main"."a" ORDER BY "x"`, []string{
 func TestPoolReusesHandleOfUnchangedFile(t *testing.T) {
 	path := fixture(t, `CREATE TABLE a (x TEXT)`, `INSERT INTO a VALUES ('one')`)
 	d := pooledDriver(t)
-	_, err, h1 := readOnce(t, d, path, pointRead)
+	_, h1, err := readOnce(t, d, path, pointRead)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err, h2 := readOnce(t, d, path, pointRead)
+	res, h2, err := readOnce(t, d, path, pointRead)
 	if err != nil || !reflect.DeepEqual(rows1(res), []any{"one"}) {
 		t.Fatalf("second read: %v %v", res, err)
 	}
@@ -86,12 +86,12 @@ func TestPoolFileReplacedBetweenReads(t *testing.T) {
 			build(t, path, "a", "old")
 			build(t, other, c.table, "new")
 			d := pooledDriver(t)
-			res, err, h1 := readOnce(t, d, path, pointRead)
+			res, h1, err := readOnce(t, d, path, pointRead)
 			if err != nil || !reflect.DeepEqual(rows1(res), []any{"old"}) {
 				t.Fatalf("first read: %v %v", res, err)
 			}
 			c.replace(t, path, other)
-			res, err, h2 := readOnce(t, d, path, pointRead)
+			res, h2, err := readOnce(t, d, path, pointRead)
 			if c.table != "a" {
 				wantErr(t, err, engines.CodeIneligible, engines.ReasonNotFound)
 			} else if err != nil || !reflect.DeepEqual(rows1(res), []any{"new"}) {
@@ -166,7 +166,7 @@ func TestPoolSchemaChangeBetweenReads(t *testing.T) {
 				d := pooledDriver(t)
 				// Prove a, with every column the second read may ask
 				// for, and keep the proof on the handle.
-				_, err, h1 := readOnce(t, d, path, readVerdict(`SELECT "x" FROM "main"."a"`, []string{"a"}, map[string][]string{"a": {"x", "k"}}))
+				_, h1, err := readOnce(t, d, path, readVerdict(`SELECT "x" FROM "main"."a"`, []string{"a"}, map[string][]string{"a": {"x", "k"}}))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -184,7 +184,7 @@ func TestPoolSchemaChangeBetweenReads(t *testing.T) {
 				if c.name == "table added" {
 					table = "c"
 				}
-				res, err, h2 := readOnce(t, d, path, readVerdict(c.read, []string{table}, map[string][]string{table: c.cols}))
+				res, h2, err := readOnce(t, d, path, readVerdict(c.read, []string{table}, map[string][]string{table: c.cols}))
 				c.check(t, res, err)
 				if h1 == h2 || !isClosed(h1) {
 					t.Fatalf("the handle that saw the old schema was reused (%v) or left open (%v)", h1 == h2, !isClosed(h1))
