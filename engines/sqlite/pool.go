@@ -121,7 +121,7 @@ func (hs *handles) open(ctx context.Context, path string) (*handle, error) {
 // give takes back a read handle from an engine that is done with it:
 // into sp when clean and within the bounds, else closed.
 func (hs *handles) give(sp *srcPool, h *handle, clean bool) error {
-	if sp == nil || !clean || !h.poolable || hs.live.Load() > hs.maxLive || !h.quiet() || !idleMemoryRoom() {
+	if sp == nil || !clean || !h.poolable || hs.live.Load() > hs.maxLive || !h.quiet() {
 		return h.close()
 	}
 	sp.Put(h)
@@ -138,22 +138,16 @@ func (h *handle) Check(context.Context) bool {
 // Close closes the handle (pool.Conn).
 func (h *handle) Close() error { return h.close() }
 
-// quiet reports whether the connection is back where a new handle starts:
-// in autocommit mode (no transaction left open, whatever a failed
-// ROLLBACK did) and with no prepared statement left.
+// quiet reports whether the connection is back where a new handle starts
+// — in autocommit mode (no transaction left open, whatever a failed
+// ROLLBACK did) and with no prepared statement left — and SQLite's heap
+// is small enough for a handle to stay idle (poolIdleMemory).
 func (h *handle) quiet() bool {
 	if h.db3 == 0 {
 		return false
 	}
 	tls := libc.NewTLS()
 	defer tls.Close()
-	return sqlite3.Xsqlite3_get_autocommit(tls, h.db3) != 0 && sqlite3.Xsqlite3_next_stmt(tls, h.db3, 0) == 0
-}
-
-// idleMemoryRoom reports whether SQLite's heap is small enough for a
-// handle to stay idle (poolIdleMemory).
-func idleMemoryRoom() bool {
-	tls := libc.NewTLS()
-	defer tls.Close()
-	return sqlite3.Xsqlite3_memory_used(tls) <= poolIdleMemory
+	return sqlite3.Xsqlite3_get_autocommit(tls, h.db3) != 0 && sqlite3.Xsqlite3_next_stmt(tls, h.db3, 0) == 0 &&
+		sqlite3.Xsqlite3_memory_used(tls) <= poolIdleMemory
 }
