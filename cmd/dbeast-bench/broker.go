@@ -92,7 +92,7 @@ func startInProcess(dir string) (*brokerProc, error) {
 		return nil, err
 	}
 	br, err := broker.New(broker.Config{ConsoleHandler: consoleapi.NewHandler, StateDir: filepath.Join(dir, "state"), Listen: mcpAddr, Console: conAddr,
-		Drivers: map[engines.Kind]engines.Driver{engines.SQLite: sqlite.Driver{}, engines.Postgres: postgres.NewDriver(), engines.MySQL: mysqleng.NewDriver()}})
+		Drivers: map[engines.Kind]engines.Driver{engines.SQLite: sqlite.NewDriver(), engines.Postgres: postgres.NewDriver(), engines.MySQL: mysqleng.NewDriver()}})
 	if err != nil {
 		return nil, err
 	}

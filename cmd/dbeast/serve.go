@@ -98,11 +98,11 @@ func (f *serveFlags) config() broker.Config {
 }
 
 // engineDrivers are the engines the broker runs requests with, by kind.
-// The server engines' Drivers own their connection pools; the broker
-// closes them when it closes (engines.Closer).
+// Each Driver owns its connection pools (SQLite's: idle read handles per
+// file); the broker closes them when it closes (engines.Closer).
 func engineDrivers() map[engines.Kind]engines.Driver {
 	return map[engines.Kind]engines.Driver{
-		engines.SQLite:   sqlite.Driver{},
+		engines.SQLite:   sqlite.NewDriver(),
 		engines.Postgres: postgres.NewDriver(),
 		engines.MySQL:    mysql.NewDriver(),
 	}

@@ -135,7 +135,9 @@ func (p *policy) allows(action msqlite.AuthorizerActionCode, arg1, arg2, dbName,
 }
 
 // proofPragmas are the PRAGMAs the proof runs, in their read forms only.
-var proofPragmas = map[string]bool{"schema_version": true, "table_list": true, "table_xinfo": true, "foreign_key_list": true}
+// data_version only reads a counter (it keys the proof cache,
+// proofcache.go).
+var proofPragmas = map[string]bool{"schema_version": true, "data_version": true, "table_list": true, "table_xinfo": true, "foreign_key_list": true}
 
 func (p *policy) decideProof(action msqlite.AuthorizerActionCode, arg1, arg2, dbName string) bool {
 	switch action {
@@ -146,8 +148,9 @@ func (p *policy) decideProof(action msqlite.AuthorizerActionCode, arg1, arg2, db
 		if !proofPragmas[name] {
 			return false
 		}
-		// schema_version with an argument would set it.
-		return name != "schema_version" || arg2 == ""
+		// schema_version with an argument would set it; data_version
+		// takes none.
+		return (name != "schema_version" && name != "data_version") || arg2 == ""
 	case msqlite.AuthRead:
 		switch fold(arg1) {
 		case "sqlite_master", "sqlite_schema", "pragma_table_list", "pragma_table_xinfo", "pragma_foreign_key_list":

@@ -7,10 +7,12 @@ import (
 	"errors"
 	"net/url"
 	"sync"
+	"sync/atomic"
 
 	msqlite "modernc.org/sqlite"
 
 	"github.com/dbeast/dbeast/engines"
+	"github.com/dbeast/dbeast/engines/internal/pool"
 )
 
 // Engine is one SQLite source opened for one operation. Its methods are
@@ -18,25 +20,45 @@ import (
 // engine); a mutex serialises them anyway so misuse cannot corrupt the
 // connection. The zero value is not usable; Driver.Open returns one.
 type Engine struct {
-	src engines.Source
+	src  engines.Source
+	hs   *handles // the Driver's read handles (pool.go)
+	home *srcPool // where ro goes back when clean
 
-	mu     sync.Mutex
-	ro     *handle // read-only handle, opened by Open
-	rw     *handle // read-write handle, opened on first Write/Exec
-	closed bool
+	mu      sync.Mutex // guards the fields below
+	ro      *handle    // read-only handle: taken by Open, reopened by beginRead
+	spoiled bool       // an operation on ro failed or outlived its context
+	rw      *handle    // read-write handle, opened on first Write/Exec
+	closed  bool
 }
 
 // handle is one physical SQLite connection with its authorizer. The pool
 // is limited to that one connection and conn pins it, so the authorizer
 // installed when the connection was opened is the one every statement
 // meets.
+//
+// A read handle may serve many operations, one at a time (pool.go); the
+// fields from path on are set for read handles only, and are used by the
+// engine holding the handle alone.
 type handle struct {
+	pool.Life
 	db   *sql.DB
 	conn *sql.Conn
 	auth *authorizer
 	// db3 is the connection's sqlite3* for sqlite3_interrupt (see
 	// interrupt.go); 0 when it could not be found.
 	db3 uintptr
+
+	path     string
+	stamp    stamp // the file it opened (stamp.go)
+	poolable bool  // the stamp is known to be of the file SQLite opened
+	// seen is the versions at the start of its last operation; seenOK
+	// is false until it served one.
+	seen   versions
+	seenOK bool
+	proofs *proofCache
+	live   *atomic.Int64 // the Driver's count of open read handles
+	once   sync.Once     // closes it once
+	err    error         // close's error
 }
 
 // dsn builds the driver name for path. The path is URI-escaped so '?', '#'
@@ -118,7 +140,7 @@ func openHandle(ctx context.Context, path string, write bool) (*handle, error) {
 		db.Close()
 		return nil, engines.NewError(engines.CodeUnavailable, engines.ReasonConnect, err)
 	}
-	h := &handle{db: db, conn: conn, auth: auth}
+	h := &handle{Life: pool.Born(), db: db, conn: conn, auth: auth}
 	conn.Raw(func(dc any) error {
 		h.db3 = dbHandle(dc)
 		return nil
@@ -128,14 +150,19 @@ func openHandle(ctx context.Context, path string, write bool) (*handle, error) {
 
 // close closes the connection and the pool; it returns once the physical
 // connection is closed (sql.DB.Close closes idle connections itself).
+// Closing twice is harmless.
 func (h *handle) close() error {
 	if h == nil {
 		return nil
 	}
-	h.auth.set(nil)
-	err1 := h.conn.Close()
-	err2 := h.db.Close()
-	return errors.Join(err1, err2)
+	h.once.Do(func() {
+		h.auth.set(nil)
+		h.err = errors.Join(h.conn.Close(), h.db.Close())
+		if h.live != nil {
+			h.live.Add(-1)
+		}
+	})
+	return h.err
 }
 
 // writer returns the read-write handle, opening it on first use. Callers
@@ -164,8 +191,10 @@ func (e *Engine) lock() error {
 	return nil
 }
 
-// Close closes both handles and returns once their connections are closed.
-// Closing twice is harmless.
+// Close gives the read handle back to the Driver's pool when every
+// operation on it ended clean, closes it otherwise, closes the write
+// handle, and returns once the closed connections are. Closing twice is
+// harmless.
 func (e *Engine) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -173,7 +202,12 @@ func (e *Engine) Close() error {
 		return nil
 	}
 	e.closed = true
-	err := errors.Join(e.ro.close(), e.rw.close())
+	var err1 error
+	if e.ro != nil {
+		err1 = e.hs.give(e.home, e.ro, !e.spoiled)
+		e.ro = nil
+	}
+	err := errors.Join(err1, e.rw.close())
 	if err != nil {
 		return engines.NewError(engines.CodeFailed, engines.ReasonExecution, err)
 	}

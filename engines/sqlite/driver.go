@@ -2,9 +2,11 @@
 // local SQLite file for the broker, through modernc.org/sqlite (pure Go, no
 // cgo).
 //
-// Every operation runs on handles the engine opens itself and never shares:
+// Every operation runs on handles the engine opens itself and never shares
+// with another operation at the same time:
 //
-//   - reads (ListTables, Describe, Read) use a handle opened with a
+//   - reads (ListTables, Describe, Read) use a handle, kept by the Driver
+//     between operations while the file is unchanged (pool.go), opened with a
 //     "file:…?mode=ro" URI, PRAGMA query_only=ON, double-quoted string
 //     literals off (SQLITE_DBCONFIG_DQS_DML/DDL = 0 through the driver's
 //     _dqs=0), defensive mode on, and an authorizer that is installed on the
@@ -28,6 +30,7 @@ import (
 	"os"
 
 	"github.com/dbeast/dbeast/engines"
+	"github.com/dbeast/dbeast/engines/internal/pool"
 )
 
 // Reasons specific to SQLite. They are static; none is built from driver,
@@ -49,14 +52,50 @@ const (
 	ReasonSchemaProbe    engines.Reason = "the table's schema could not be read"
 )
 
-// Driver opens SQLite engines. The zero value is ready to use; it keeps no
-// state, so one value may serve every source.
-type Driver struct{}
+// Driver opens SQLite engines. NewDriver returns a Driver that keeps idle
+// read handles per file (pool.go) and closes them with its Close; its
+// copies share them, and one value may serve every source. The zero value
+// is ready to use and keeps nothing: every engine opens its own handles
+// and closes them (tests, short commands). Unlike a server connection, a
+// kept handle holds its file open, a deleted one included, until it is
+// taken again or idle too long; a process that wants none of that uses
+// the zero value.
+type Driver struct {
+	pools *pool.Set[*srcPool]
+	hs    *handles
+}
 
 var (
 	_ engines.Driver = Driver{}
+	_ engines.Closer = Driver{}
 	_ engines.Engine = (*Engine)(nil)
 )
+
+// NewDriver returns a Driver with pools of its own.
+func NewDriver() Driver { return newDriver(poolConfig, poolMaxLive) }
+
+// newDriver returns a Driver with pools of its own and the given bounds.
+func newDriver(cfg pool.Config, maxLive int64) Driver {
+	return Driver{pools: pool.NewSet[*srcPool](), hs: &handles{cfg: cfg, maxLive: maxLive}}
+}
+
+// state returns the Driver's pools and handle count.
+func (d Driver) state() (*pool.Set[*srcPool], *handles) {
+	if d.pools == nil {
+		return nil, unpooled
+	}
+	return d.pools, d.hs
+}
+
+// Close closes every idle read handle and keeps none from then on: a
+// handle an engine still holds is closed with the engine. It returns once
+// the idle handles are closed. Close of the zero Driver does nothing.
+func (d Driver) Close() error {
+	if d.pools == nil {
+		return nil
+	}
+	return d.pools.Close()
+}
 
 // Validate checks that the source names an existing regular file by an
 // absolute path. It does not open the file.
@@ -72,9 +111,9 @@ func (Driver) Validate(src engines.Source) (engines.SourceInfo, error) {
 	return engines.SourceInfo{Database: "main", DefaultSchema: "main"}, nil
 }
 
-// Open validates the source and opens its read-only handle within
-// SetupDeadline. The read-write handle is opened lazily by Write and Exec,
-// and never for a read_only source.
+// Open validates the source and takes an idle read handle of its file,
+// or opens one within SetupDeadline. The read-write handle is opened
+// lazily by Write and Exec, and never for a read_only source.
 func (d Driver) Open(ctx context.Context, src engines.Source) (engines.Engine, error) {
 	if _, err := d.Validate(src); err != nil {
 		return nil, err
@@ -82,9 +121,10 @@ func (d Driver) Open(ctx context.Context, src engines.Source) (engines.Engine, e
 	src.Path, _ = sourcePath(src.Path)
 	ctx, cancel := context.WithTimeout(ctx, engines.SetupDeadline)
 	defer cancel()
-	h, err := openHandle(ctx, src.Path, false)
+	h, sp, err := d.take(ctx, src.Path)
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{src: src, ro: h}, nil
+	_, hs := d.state()
+	return &Engine{src: src, hs: hs, home: sp, ro: h}, nil
 }

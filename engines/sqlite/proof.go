@@ -23,6 +23,7 @@ type querier interface {
 // spliced.
 const (
 	sqlSchemaVersion = `PRAGMA main.schema_version`
+	sqlDataVersion   = `PRAGMA main.data_version`
 	sqlSchema        = `SELECT type, name, rootpage, sql FROM main.sqlite_schema WHERE type IN ('table', 'view', 'trigger')`
 	sqlTableList     = `SELECT schema, name, type, wr FROM pragma_table_list`
 	sqlTableXinfo    = `SELECT name, type, "notnull", hidden FROM pragma_table_xinfo(?1, 'main')`
@@ -56,7 +57,12 @@ type schemaEntry struct {
 // schemaVersion reads PRAGMA schema_version, which SQLite bumps on every
 // schema change in the file.
 func schemaVersion(ctx context.Context, q querier) (int64, error) {
-	rows, err := q.QueryContext(ctx, sqlSchemaVersion)
+	return pragmaInt(ctx, q, sqlSchemaVersion)
+}
+
+// pragmaInt reads the one integer a read-only PRAGMA returns.
+func pragmaInt(ctx context.Context, q querier, pragma string) (int64, error) {
+	rows, err := q.QueryContext(ctx, pragma)
 	if err != nil {
 		return 0, err
 	}
@@ -72,6 +78,19 @@ func schemaVersion(ctx context.Context, q querier) (int64, error) {
 		return 0, err
 	}
 	return v, rows.Close()
+}
+
+// readVersions reads schema_version and data_version in q's transaction.
+func readVersions(ctx context.Context, q querier) (versions, error) {
+	sv, err := pragmaInt(ctx, q, sqlSchemaVersion)
+	if err != nil {
+		return versions{}, err
+	}
+	dv, err := pragmaInt(ctx, q, sqlDataVersion)
+	if err != nil {
+		return versions{}, err
+	}
+	return versions{schema: sv, data: dv}, nil
 }
 
 func ineligible(r engines.Reason) error {

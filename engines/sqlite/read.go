@@ -63,31 +63,89 @@ func (e *Engine) begin(ctx context.Context, h func(context.Context) (*handle, er
 	hd.auth.start(&policy{phase: phaseProof})
 	tx := &txn{conn: hd.conn}
 	if _, err := hd.conn.ExecContext(ctx, beginSQL); err != nil {
+		err := failure(ctx, hd, false, err)
 		tx.rollback()
 		hd.auth.set(nil)
-		return fail(failure(ctx, hd, false, err))
+		e.spoil(hd)
+		return fail(err)
 	}
 	done := func() {
 		tx.rollback()
 		hd.auth.set(nil)
+		// An operation that outlived its context may have been
+		// interrupted: its read handle is not kept.
+		if ctx.Err() != nil {
+			e.spoil(hd)
+		}
 		cancel()
 		e.mu.Unlock()
 	}
 	return ctx, hd, tx, done, nil
 }
 
-func (e *Engine) reader(context.Context) (*handle, error) { return e.ro, nil }
+// spoil marks the read handle as not to be kept when h is it. e.mu must
+// be held.
+func (e *Engine) spoil(h *handle) {
+	if h == e.ro {
+		e.spoiled = true
+	}
+}
+
+// reader returns the read handle, opening a new one when beginRead has
+// closed the one the engine held. e.mu must be held.
+func (e *Engine) reader(ctx context.Context) (*handle, error) {
+	if e.ro != nil {
+		return e.ro, nil
+	}
+	sctx, cancel := context.WithTimeout(ctx, engines.SetupDeadline)
+	defer cancel()
+	h, err := e.hs.open(sctx, e.src.Path)
+	if err != nil {
+		return nil, err
+	}
+	e.ro, e.spoiled = h, false
+	return h, nil
+}
+
+// beginRead begins a read transaction on the read handle and reads the
+// file's versions in it. A handle that served an earlier operation and now
+// sees another schema_version is closed, and the transaction starts again
+// on a fresh handle: nothing of the old schema, in SQLite or in the proof
+// cache, meets the new one. The returned done is begin's.
+func (e *Engine) beginRead(ctx context.Context) (context.Context, *handle, *txn, versions, func(), error) {
+	for {
+		octx, h, tx, done, err := e.begin(ctx, e.reader, "BEGIN")
+		if err != nil {
+			return nil, nil, nil, versions{}, nil, err
+		}
+		ver, err := readVersions(octx, tx)
+		if err != nil {
+			err = failure(octx, h, false, err)
+			e.spoil(h)
+			done()
+			return nil, nil, nil, versions{}, nil, err
+		}
+		if h.seenOK && h.seen.schema != ver.schema {
+			e.ro = nil // reader opens a fresh one
+			done()
+			h.close()
+			continue
+		}
+		h.seen, h.seenOK = ver, true
+		return octx, h, tx, ver, done, nil
+	}
+}
 
 // ListTables lists the tables of main from sqlite_schema, without proof:
 // every type='table' entry except SQLite's own sqlite_* tables, sorted by
 // name. Virtual and shadow tables are listed too; Describe and Read
 // refuse them.
-func (e *Engine) ListTables(ctx context.Context) ([]engines.TableEntry, error) {
-	ctx, h, tx, done, err := e.begin(ctx, e.reader, "BEGIN")
+func (e *Engine) ListTables(ctx context.Context) (_ []engines.TableEntry, err error) {
+	ctx, h, tx, _, done, err := e.beginRead(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer done()
+	defer e.end(h, &err, done)
 	entries, err := readSchema(ctx, tx)
 	if err != nil {
 		return nil, failure(ctx, h, false, err)
@@ -106,24 +164,30 @@ func (e *Engine) ListTables(ctx context.Context) ([]engines.TableEntry, error) {
 }
 
 // Describe proves one table in a read transaction and returns its proof.
-func (e *Engine) Describe(ctx context.Context, t verifier.Table) (*engines.Proof, error) {
-	ctx, h, tx, done, err := e.begin(ctx, e.reader, "BEGIN")
+func (e *Engine) Describe(ctx context.Context, t verifier.Table) (_ *engines.Proof, err error) {
+	ctx, h, tx, ver, done, err := e.beginRead(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer done()
-	sv, err := schemaVersion(ctx, tx)
-	if err != nil {
-		return nil, failure(ctx, h, false, err)
-	}
-	tp, err := prove(ctx, tx, t, sv)
+	defer e.end(h, &err, done)
+	tp, err := h.proofs.prove(ctx, tx, t, ver)
 	if err != nil {
 		return nil, failure(ctx, h, false, err)
 	}
 	if err := tx.commit(); err != nil {
 		return nil, failure(ctx, h, false, err)
 	}
-	return &tp.proof, nil
+	p := proofOf(tp)
+	return &p, nil
+}
+
+// end ends a read operation: an error spoils the read handle, then done
+// releases the engine.
+func (e *Engine) end(h *handle, err *error, done func()) {
+	if *err != nil {
+		e.spoil(h)
+	}
+	done()
 }
 
 // Read runs a verified read: BEGIN; schema version; prove every table,
@@ -132,7 +196,7 @@ func (e *Engine) Describe(ctx context.Context, t verifier.Table) (*engines.Proof
 // that the schema version did not move; COMMIT. All on the one read-only
 // connection, so the proof and the read see the same schema (the
 // transaction's read lock, or WAL snapshot, holds it).
-func (e *Engine) Read(ctx context.Context, r engines.ReadRequest) (*engines.Result, []engines.Proof, error) {
+func (e *Engine) Read(ctx context.Context, r engines.ReadRequest) (_ *engines.Result, _ []engines.Proof, err error) {
 	v := r.Verdict
 	if v == nil || (v.Mode != "" && v.Mode != verifier.ModeRead) || (v.Op != "" && v.Op != verifier.OpRead) ||
 		(v.Dialect != "" && v.Dialect != verifier.SQLite) || v.NormalizedSQL == "" {
@@ -141,16 +205,13 @@ func (e *Engine) Read(ctx context.Context, r engines.ReadRequest) (*engines.Resu
 	if err := checkFunctions(v.Functions); err != nil {
 		return nil, nil, err
 	}
-	ctx, h, tx, done, err := e.begin(ctx, e.reader, "BEGIN")
+	ctx, h, tx, ver, done, err := e.beginRead(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer done()
-	sv, err := schemaVersion(ctx, tx)
-	if err != nil {
-		return nil, nil, failure(ctx, h, false, err)
-	}
-	pol, proofs, err := proveVerdict(ctx, tx, v, r.Pins, sv)
+	defer e.end(h, &err, done)
+	sv := ver.schema
+	pol, proofs, err := proveVerdict(ctx, tx, v, r.Pins, ver, h.proofs)
 	if err != nil {
 		return nil, nil, failure(ctx, h, false, err)
 	}
@@ -174,20 +235,14 @@ func (e *Engine) Read(ctx context.Context, r engines.ReadRequest) (*engines.Resu
 
 // proveVerdict proves every table of v, enforces its column obligations
 // and the pins, and returns the authorizer allowances for those tables.
-func proveVerdict(ctx context.Context, q querier, v *verifier.Verdict, pins map[string]string, sv int64) (*policy, []engines.Proof, error) {
-	pol := &policy{tables: map[string]tableCols{}, funcs: map[string]bool{}, views: map[string]bool{}, triggers: map[string]bool{}}
-	entries, err := readSchema(ctx, q)
+// What derives from the schema alone comes from pc when it holds it at
+// ver (a nil pc proves everything now).
+func proveVerdict(ctx context.Context, q querier, v *verifier.Verdict, pins map[string]string, ver versions, pc *proofCache) (*policy, []engines.Proof, error) {
+	sets, err := pc.schemaSets(ctx, q, ver)
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, en := range entries {
-		switch en.typ {
-		case "view":
-			pol.views[fold(en.name)] = true
-		case "trigger":
-			pol.triggers[fold(en.name)] = true
-		}
-	}
+	pol := &policy{tables: map[string]tableCols{}, funcs: map[string]bool{}, views: sets.views, triggers: sets.triggers}
 	for _, f := range v.Functions {
 		pol.funcs[fold(f)] = true
 	}
@@ -198,7 +253,7 @@ func proveVerdict(ctx context.Context, q querier, v *verifier.Verdict, pins map[
 	known := map[string]bool{}
 	proofs := make([]engines.Proof, 0, len(v.Tables))
 	for _, t := range v.Tables {
-		tp, err := prove(ctx, q, t, sv)
+		tp, err := pc.prove(ctx, q, t, ver)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -212,7 +267,7 @@ func proveVerdict(ctx context.Context, q querier, v *verifier.Verdict, pins map[
 		}
 		known[t.String()] = true
 		pol.tables[fold(tp.name)] = tableCols{cols: tp.cols, rowid: tp.rowid}
-		proofs = append(proofs, tp.proof)
+		proofs = append(proofs, proofOf(tp))
 	}
 	// An obligation on a table the verdict does not list cannot be proven.
 	for key, cols := range v.Columns {

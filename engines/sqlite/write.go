@@ -52,7 +52,7 @@ func (e *Engine) Write(ctx context.Context, v *verifier.Verdict, lim engines.Lim
 	}
 	only := *v
 	only.Tables = []verifier.Table{*v.Target}
-	pol, proofs, err := proveVerdict(ctx, tx, &only, nil, sv)
+	pol, proofs, err := proveVerdict(ctx, tx, &only, nil, versions{schema: sv}, nil)
 	if err != nil {
 		return nil, failure(ctx, h, false, err)
 	}

@@ -1,8 +1,8 @@
-// Package pool is the connection pool the server engines share
-// (engines/postgres, engines/mysql): a few idle broker-owned connections
-// per source, kept between operations so a read does not pay for a new
-// connection, and a Set of those pools, one per source, owned by one
-// Driver value and closed with it.
+// Package pool is the connection pool the engines share (engines/postgres,
+// engines/mysql, and engines/sqlite for its read handles): a few idle
+// broker-owned connections per source, kept between operations so a read
+// does not pay for a new connection, and a Set of those pools, one per
+// source, owned by one Driver value and closed with it.
 //
 // The pool knows nothing of a database. Which connection may come back
 // (an operation that ended clean, a socket nobody reads) is the engine's

@@ -19,7 +19,7 @@ const poolPath = "github.com/dbeast/dbeast/engines/internal/pool"
 // *pool.Set, so no engine keeps a hand-written pool of its own or a
 // registry its Driver cannot close.
 func TestEnginesShareThePool(t *testing.T) {
-	for _, dir := range []string{"postgres", "mysql"} {
+	for _, dir := range []string{"postgres", "mysql", "sqlite"} {
 		t.Run(dir, func(t *testing.T) {
 			files, err := filepath.Glob(filepath.Join("..", "..", dir, "*.go"))
 			if err != nil {
