@@ -111,11 +111,16 @@ func (e *Engine) reader(ctx context.Context) (*handle, error) {
 // file's versions in it. A handle that served an earlier operation and now
 // sees another schema_version is closed, and the transaction starts again
 // on a fresh handle: nothing of the old schema, in SQLite or in the proof
-// cache, meets the new one. The returned done is begin's.
+// cache, meets the new one. The operation deadline is taken once, before
+// the first attempt, so a restart shares it: an operation never runs past
+// one OperationDeadline however the schema moves. The returned done is
+// begin's, then the deadline's release.
 func (e *Engine) beginRead(ctx context.Context) (context.Context, *handle, *txn, versions, func(), error) {
+	ctx, cancel := context.WithTimeout(ctx, engines.OperationDeadline)
 	for {
 		octx, h, tx, done, err := e.begin(ctx, e.reader, "BEGIN")
 		if err != nil {
+			cancel()
 			return nil, nil, nil, versions{}, nil, err
 		}
 		ver, err := readVersions(octx, tx)
@@ -123,6 +128,7 @@ func (e *Engine) beginRead(ctx context.Context) (context.Context, *handle, *txn,
 			err = failure(octx, h, false, err)
 			e.spoil(h)
 			done()
+			cancel()
 			return nil, nil, nil, versions{}, nil, err
 		}
 		if h.seenOK && h.seen.schema != ver.schema {
@@ -132,7 +138,7 @@ func (e *Engine) beginRead(ctx context.Context) (context.Context, *handle, *txn,
 			continue
 		}
 		h.seen, h.seenOK = ver, true
-		return octx, h, tx, ver, done, nil
+		return octx, h, tx, ver, func() { done(); cancel() }, nil
 	}
 }
 
