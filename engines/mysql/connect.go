@@ -175,17 +175,28 @@ func (f flavor) sessionSQL(kind sessionKind, d time.Duration) string {
 	return "SET " + strings.Join(set, ", ")
 }
 
-// setup applies the session settings for one operation in one round trip.
-// Full SQL, the person's text, may name tables without their database; it
-// alone runs with the configured default database (a second statement, on
-// its own fresh connection).
+// setup applies the session settings for one operation in one round trip,
+// or, for a read on MariaDB, none when the session provably holds them
+// already (session.go). Full SQL, the person's text, may name tables
+// without their database; it alone runs with the configured default
+// database (a second statement, on its own fresh connection).
 func (e *Engine) setup(ctx context.Context, kind sessionKind) error {
 	left := operationDeadline
 	if dl, ok := ctx.Deadline(); ok {
 		left = time.Until(dl)
 	}
-	if err := e.exec(ctx, e.fl.sessionSQL(kind, left)); err != nil {
+	q := e.fl.sessionSQL(kind, left)
+	if kind == sessionRead && e.pc.sessionHolds(q) {
+		return nil
+	}
+	// Unknown until the SET has succeeded; a write or full SQL leaves
+	// more than its SET behind (triggers, USE), so never a known session.
+	e.pc.session = ""
+	if err := e.exec(ctx, q); err != nil {
 		return err
+	}
+	if kind == sessionRead || kind == sessionList {
+		e.pc.session = q
 	}
 	if kind == sessionFull {
 		e.tainted = true
@@ -278,6 +289,9 @@ func (e *Engine) run(ctx context.Context, sent *bool, f func(ctx context.Context
 		e.kill()
 	})
 	err := f(opCtx)
+	if e.pc != nil {
+		e.pc.settle(err == nil && e.clean && !e.tainted)
+	}
 	ctxErr := opCtx.Err()
 	switch {
 	case !stop():

@@ -301,7 +301,7 @@ func connect(ctx context.Context, connector driver.Connector, database string) (
 		return nil, err
 	}
 	holder.register(db)
-	pc := &pconn{Life: pool.Born(), db: db, conn: conn}
+	pc := &pconn{Life: pool.Born(), db: db, conn: conn, lc: holder.conn()}
 	var version, comment string
 	var found bool
 	q := "SELECT VERSION(), @@version_comment, CONNECTION_ID(), @@lower_case_table_names, " +

@@ -135,9 +135,15 @@ func (e *Engine) fingerprints(ctx context.Context, tables []verifier.Table, ids 
 
 // showCreate returns SHOW CREATE TABLE's text without the table's
 // AUTO_INCREMENT=n option; ok is false for anything but a table's
-// two-column answer.
+// two-column answer. On MariaDB it runs in the global time zone, in which
+// the text prints TIMESTAMP defaults, as with the session SET (which a
+// read may skip: session.go).
 func (e *Engine) showCreate(ctx context.Context, t verifier.Table) (string, bool, error) {
-	rows, err := e.conn.QueryContext(ctx, "SHOW CREATE TABLE "+qualified(t.Schema, t.Name))
+	q := "SHOW CREATE TABLE " + qualified(t.Schema, t.Name)
+	if e.fl.mariadb {
+		q = "SET STATEMENT " + zoneSetting + " FOR " + q
+	}
+	rows, err := e.conn.QueryContext(ctx, q)
 	if err != nil {
 		return "", false, err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/dbeast/dbeast/engines"
@@ -53,6 +54,10 @@ type limitConn struct {
 	n    int
 	body int
 
+	// writes counts the driver's writes on the connection; session.go
+	// reads it to know that nothing was sent between two operations.
+	writes atomic.Uint64
+
 	mu      sync.Mutex // guards the fields below
 	tripped bool
 	key     *sql.DB // the registry key, nil until registered
@@ -85,6 +90,12 @@ func (c *limitConn) Read(p []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// Write counts the write and sends p.
+func (c *limitConn) Write(p []byte) (int, error) {
+	c.writes.Add(1)
+	return c.Conn.Write(p)
 }
 
 // SyscallConn gives the driver the socket, which it peeks at before it
@@ -146,6 +157,13 @@ func limitedDial(ctx context.Context, network, addr string) (net.Conn, error) {
 		h.mu.Unlock()
 	}
 	return lc, nil
+}
+
+// conn returns the limitConn the attempt dialed, nil for none (TLS).
+func (h *dialHolder) conn() *limitConn {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.lc
 }
 
 // register records db's limitConn, if the attempt dialed one.
