@@ -80,7 +80,7 @@ func (e *Engine) release() error {
 func (e *Engine) detachLocked() (*pconn, bool) {
 	pc := e.pc
 	e.pc, e.conn = nil, nil
-	return pc, e.clean && !e.broken && !e.tainted
+	return pc, e.clean && !e.broken && !e.tainted && pc.aheadIdle()
 }
 
 // Close ends the engine and returns once its connection is back in the
@@ -274,7 +274,7 @@ func (e *Engine) run(ctx context.Context, sent *bool, f func(ctx context.Context
 	// base table, or user variables; a failure or a kill can leave
 	// anything. Otherwise, or when an earlier replacement's dial failed
 	// (no connection), it gets a new connection.
-	if e.pc == nil || e.used && (!e.clean || e.tainted) || e.broken {
+	if e.pc == nil || e.used && (!e.clean || e.tainted) || e.broken || !e.pc.aheadIdle() {
 		if err := e.renew(ctx); err != nil {
 			return err
 		}
@@ -290,7 +290,7 @@ func (e *Engine) run(ctx context.Context, sent *bool, f func(ctx context.Context
 	})
 	err := f(opCtx)
 	if e.pc != nil {
-		e.pc.settle(err == nil && e.clean && !e.tainted)
+		e.pc.settle(err == nil && e.clean && !e.tainted && e.pc.aheadIdle())
 	}
 	ctxErr := opCtx.Err()
 	switch {

@@ -33,8 +33,9 @@ func verified(t *testing.T, q string) *verifier.Verdict {
 // TestWarmReadRefusesChangeBetweenReads makes two reads (the second one
 // warm: a pooled connection that skips the session SET, a cached proof),
 // changes one thing a check of the read depends on, and reads again: the
-// very next read is refused. Every check still runs on every read; none
-// of their answers is kept from one read to the next.
+// very next read is refused, and its connection is closed. Every check
+// still runs on every read; none of their answers is kept from one read
+// to the next.
 func TestWarmReadRefusesChangeBetweenReads(t *testing.T) {
 	if !serverFlavor.mariadb {
 		t.Skip("the session SET is kept on MariaDB only")
@@ -96,12 +97,14 @@ func TestWarmReadRefusesChangeBetweenReads(t *testing.T) {
 			drainSource(src)
 			t.Cleanup(func() { drainSource(src) })
 			v := verified(t, c.query)
+			var lastConn uint64
 			read := func(pins map[string]string) ([]engines.Proof, error) {
 				eng, err := Driver{}.Open(context.Background(), src)
 				if err != nil {
 					t.Fatal(err)
 				}
 				defer eng.Close()
+				lastConn = eng.(*Engine).connID
 				_, proofs, err := eng.Read(context.Background(), engines.ReadRequest{Verdict: v, Pins: pins})
 				return proofs, err
 			}
@@ -130,6 +133,9 @@ func TestWarmReadRefusesChangeBetweenReads(t *testing.T) {
 			if !errors.As(err, &ee) || ee.Code != c.code || ee.Reason != c.reason {
 				t.Fatalf("read after the change: %v, want %s/%s", err, c.code, c.reason)
 			}
+			// The refused read may have left statements sent ahead
+			// unanswered: its connection is closed, never pooled.
+			threadGone(t, lastConn)
 		})
 	}
 }
