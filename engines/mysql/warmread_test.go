@@ -219,3 +219,41 @@ func TestReadZoneIsGlobalEachRead(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedReadLeavesNoThreadBehind refuses a read at LOCK TABLES (an
+// account without the privilege) while another session holds the table
+// locked for writing, so that the statements sent ahead of LOCK TABLES's
+// answer (pipeline.go) would wait for its metadata lock on the server.
+// The refusal is the privilege's, and the read's server thread is gone
+// when the read returns, not lock_wait_timeout later.
+func TestRefusedReadLeavesNoThreadBehind(t *testing.T) {
+	needServer(t)
+	const table = testDB + ".warm_locked"
+	adminExec(t, "DROP TABLE IF EXISTS "+table)
+	adminExec(t, "CREATE TABLE "+table+" (id INT PRIMARY KEY) ENGINE=InnoDB")
+	t.Cleanup(func() { adminExec(t, "DROP TABLE IF EXISTS "+table) })
+	ctx := context.Background()
+	holder, err := admin.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	if _, err := holder.ExecContext(ctx, "LOCK TABLES "+table+" WRITE"); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _, _ = holder.ExecContext(ctx, "UNLOCK TABLES") }()
+	src := sourceFor(t, "dbeast_nolock", "dbeast_nolock_pw", nil)
+	drainSource(src)
+	e := openSource(t, src)
+	id := e.connID
+	v := verified(t, "SELECT `id` FROM `"+testDB+"`.`warm_locked`")
+	_, _, err = e.Read(ctx, engines.ReadRequest{Verdict: v})
+	wantErr(t, err, engines.CodeDenied, ReasonNoLockPrivilege)
+	var n int
+	if err := admin.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ?", id).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("server thread %d still runs after the refused read returned", id)
+	}
+}
