@@ -165,7 +165,6 @@ func TestReadZoneIsGlobalEachRead(t *testing.T) {
 	drainSource(src)
 	t.Cleanup(func() { drainSource(src) })
 	ctx := context.Background()
-	const ts = "2024-02-29 23:59:59.123456"
 	stamp := func(zone string) string {
 		var s string
 		q := "SET STATEMENT time_zone = " + zone + " FOR SELECT CAST(UNIX_TIMESTAMP(ts) AS CHAR) FROM " + testDB + ".vals WHERE id = 1"
