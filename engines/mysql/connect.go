@@ -304,12 +304,13 @@ func (e *Engine) run(ctx context.Context, sent *bool, f func(ctx context.Context
 		// the statement may still run (or wait for a lock) on the server.
 		e.kill()
 		e.broken = true
-	case err != nil && !e.pc.aheadIdle():
+	case err != nil && e.pc.aheadMayWait():
 		// The operation stopped at an error with statements sent ahead
 		// still queued on the server (pipeline.go), where one may wait
 		// for a metadata lock until lock_wait_timeout: end the thread
 		// now, as after a cancel, rather than leave it running once the
-		// operation returned.
+		// operation returned. (SHOW WARNINGS and ROLLBACK wait for
+		// nothing: the connection is just closed, as after any error.)
 		e.kill()
 		e.broken = true
 	}

@@ -42,7 +42,10 @@ import (
 // prints a definition; SHOW WARNINGS lists diagnostics; ROLLBACK ends the
 // read-only transaction. The engine returns the first failure exactly as
 // before, and a connection with anything sent ahead and not taken (an
-// operation that stopped at an error) is never reused: it is closed.
+// operation that stopped at an error) is never reused: it is closed, and
+// when a statement that may wait for a metadata lock is among them (the
+// batch behind LOCK TABLES), its thread is killed first (Engine.run), so
+// that nothing keeps running on the server once the operation returned.
 // None of these statements is the agent's text; the agent's text is
 // still alone in its COM_QUERY (the EXPLAIN and the read), so a printer
 // bug still cannot make a second statement.
@@ -67,10 +70,18 @@ type ahead struct {
 	armed  [][]byte // packets to send right behind the driver's next write
 	sent   [][]byte // packets sent, which the driver's next writes must repeat, in order
 	rbuf   []byte   // bytes read from the socket and not yet handed to the driver
+	store  []byte   // rbuf's backing array, kept between reads
 	rerr   error    // the socket's error, returned once rbuf is handed over
 	cur    packetCursor
 	broken bool // a driver write was not the packet sent ahead
+	// waits is set when a statement armed or sent ahead may wait on the
+	// server (for a metadata lock) after an earlier one failed.
+	waits bool
 }
+
+// maxKeptReadBuffer bounds the read buffer kept between reads; a larger
+// one (a long row) is dropped once handed over.
+const maxKeptReadBuffer = 64 << 10
 
 // queryPacket is the COM_QUERY packet of q as go-sql-driver writes it: a
 // new command, so sequence number 0.
@@ -84,9 +95,10 @@ func queryPacket(q string) []byte {
 }
 
 // sendAhead arms c to send qs right behind the driver's next write, which
-// must be a command. It reports false, arming nothing, when something is
-// still outstanding or a statement does not fit one packet.
-func (c *limitConn) sendAhead(qs []string) bool {
+// must be a command; waits says whether one of them may wait for a lock.
+// It reports false, arming nothing, when something is still outstanding
+// or a statement does not fit one packet.
+func (c *limitConn) sendAhead(waits bool, qs []string) bool {
 	if c.pipelining() || len(c.armed) > 0 || c.broken {
 		return false
 	}
@@ -99,7 +111,14 @@ func (c *limitConn) sendAhead(qs []string) bool {
 	}
 	c.armed = packets
 	c.cur = packetCursor{}
+	c.waits = waits
 	return true
+}
+
+// mayWait reports whether a statement armed or sent ahead, and not taken,
+// may wait on the server.
+func (c *limitConn) mayWait() bool {
+	return c.waits && (len(c.armed) > 0 || len(c.sent) > 0)
 }
 
 // pipelining reports whether answers to statements sent ahead may follow
@@ -165,18 +184,23 @@ func (c *limitConn) readPacketwise(p []byte) (int, error) {
 			c.rerr = nil
 			return 0, err
 		}
-		n, err := c.readWire(p)
+		if cap(c.store) < len(p) {
+			c.store = make([]byte, len(p))
+		}
+		n, err := c.readWire(c.store[:len(p)])
 		if n == 0 {
 			return 0, err
 		}
-		c.rbuf = append(c.rbuf, p[:n]...)
-		c.rerr = err
+		c.rbuf, c.rerr = c.store[:n], err
 	}
 	k := c.cur.span(c.rbuf, len(p))
 	copy(p, c.rbuf[:k])
 	c.rbuf = c.rbuf[k:]
 	if len(c.rbuf) == 0 {
 		c.rbuf = nil
+		if cap(c.store) > maxKeptReadBuffer {
+			c.store = nil
+		}
 	}
 	return k, nil
 }
@@ -220,11 +244,19 @@ func (d *packetCursor) span(b []byte, max int) int {
 // sendAhead arms the connection to send qs right behind the next
 // statement the engine runs, on MariaDB over a plain connection; anywhere
 // else it does nothing, and each statement waits for the answer before.
-func (e *Engine) sendAhead(qs ...string) {
+// waits says whether one of qs may wait for a lock on the server (see
+// Engine.run).
+func (e *Engine) sendAhead(waits bool, qs ...string) {
 	if !e.fl.mariadb || e.pc == nil || e.pc.lc == nil {
 		return
 	}
-	e.pc.lc.sendAhead(qs)
+	e.pc.lc.sendAhead(waits, qs)
+}
+
+// aheadMayWait reports whether a statement sent ahead on pc and not taken
+// may still wait on the server.
+func (pc *pconn) aheadMayWait() bool {
+	return pc != nil && pc.lc != nil && pc.lc.mayWait()
 }
 
 // aheadIdle reports whether nothing sent ahead on pc is outstanding (see

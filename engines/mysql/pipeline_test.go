@@ -107,10 +107,10 @@ func TestSendAheadWrites(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			rc := &recordConn{}
 			lc := &limitConn{Conn: rc, limit: wireLimit}
-			if !lc.sendAhead([]string{"START TRANSACTION READ ONLY", "SHOW WARNINGS"}) {
+			if !lc.sendAhead(true, []string{"START TRANSACTION READ ONLY", "SHOW WARNINGS"}) {
 				t.Fatal("sendAhead refused")
 			}
-			if lc.sendAhead([]string{"ROLLBACK"}) {
+			if lc.sendAhead(false, []string{"ROLLBACK"}) {
 				t.Fatal("sendAhead armed twice")
 			}
 			for i, w := range c.writes {
@@ -139,6 +139,9 @@ func TestSendAheadWrites(t *testing.T) {
 			if lc.idle() != c.idle {
 				t.Errorf("idle = %v, want %v", lc.idle(), c.idle)
 			}
+			if lc.mayWait() == c.idle {
+				t.Errorf("mayWait = %v with idle %v", lc.mayWait(), c.idle)
+			}
 		})
 	}
 }
@@ -151,7 +154,7 @@ func TestSendAheadReadsPacketwise(t *testing.T) {
 	stream, ends := packets(5, 0, 9)
 	rc := &recordConn{in: stream}
 	lc := &limitConn{Conn: rc, limit: wireLimit}
-	lc.sendAhead([]string{"SHOW WARNINGS"})
+	lc.sendAhead(false, []string{"SHOW WARNINGS"})
 	if _, err := lc.Write(queryPacket("EXPLAIN SELECT 1")); err != nil {
 		t.Fatal(err)
 	}

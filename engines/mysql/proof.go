@@ -274,7 +274,7 @@ func (e *Engine) stableProofs(ctx context.Context, tables []verifier.Table, read
 				for _, t := range tables {
 					next = append(next, e.fl.showCreateSQL(t))
 				}
-				e.sendAhead(next...)
+				e.sendAhead(true, next...)
 			}
 			if err := e.lockProbe(ctx, tables); err != nil {
 				e.forget(tables)

@@ -204,14 +204,14 @@ func (e *Engine) Read(ctx context.Context, r engines.ReadRequest) (*engines.Resu
 		// SHOW WARNINGS does not depend on the EXPLAIN's answer, nor
 		// ROLLBACK on the read's: each is sent ahead (pipeline.go). The
 		// read itself is sent only once the guard answered.
-		e.sendAhead("SHOW WARNINGS")
+		e.sendAhead(false, "SHOW WARNINGS")
 		if err := guardRelations(ctx, e.conn, e.fl, e.pc.lctn, v.NormalizedSQL, v.Tables, refs); err != nil {
 			return err
 		}
 		if testHookBeforeQuery != nil {
 			testHookBeforeQuery()
 		}
-		e.sendAhead("ROLLBACK")
+		e.sendAhead(false, "ROLLBACK")
 		rows, err := e.conn.QueryContext(ctx, e.fl.readSQL(v.NormalizedSQL, r.Limits))
 		if err == nil {
 			res, err = collect(ctx, rows, r.Limits)
