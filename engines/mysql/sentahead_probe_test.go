@@ -380,7 +380,6 @@ func TestReadOfStatementOverOnePacket(t *testing.T) {
 	}
 }
 
-
 // TestReadKilledWhileWaitingForLock holds the table locked for writing in
 // another session, so that a warm read's LOCK TABLES waits, and ends that
 // wait with KILL QUERY from a third session. The statements sent ahead of
