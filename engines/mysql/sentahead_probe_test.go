@@ -467,3 +467,111 @@ func TestReadKilledWhileWaitingForLock(t *testing.T) {
 		})
 	}
 }
+
+// TestConcurrentWarmReadsKeepTheirAnswers runs warm point reads from many
+// engines on one pool at once (run it under -race), each goroutine reading
+// its own row and some reads cancelled after a short random delay, so
+// that pooled connections are handed from engine to engine with the
+// session kept and statements sent ahead: every read that answers returns
+// its own row, never another statement's answer, and an interrupted one
+// returns a typed error.
+func TestConcurrentWarmReadsKeepTheirAnswers(t *testing.T) {
+	if !serverFlavor.mariadb {
+		t.Skip("statements are sent ahead on MariaDB only")
+	}
+	src := sourceFor(t, "", "", nil)
+	drainSource(src)
+	t.Cleanup(func() { drainSource(src) })
+	rows := map[int]string{1: "[[1 apple 1.50]]", 2: "[[2 pear 2.25]]", 3: "[[3 plum <nil>]]"}
+	verdict := func(id int) *engines.ReadRequest {
+		return &engines.ReadRequest{Verdict: readVerdict(fmt.Sprintf("SELECT `id`, `name`, `price` FROM `dbeast_myengine`.`items` WHERE `id` = %d", id),
+			map[string][]string{"dbeast_myengine.items": {"id", "name", "price"}}, nil, tbl("items"))}
+	}
+	const workers, reads = 6, 25
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	answered := 0
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			id := w%3 + 1
+			req := verdict(id)
+			for i := 0; i < reads; i++ {
+				eng, err := Driver{}.Open(context.Background(), src)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				ctx, cancel := context.WithCancel(context.Background())
+				if i%4 == 3 {
+					time.AfterFunc(time.Duration(i%7)*300*time.Microsecond, cancel)
+				}
+				res, _, err := eng.Read(ctx, *req)
+				cancel()
+				if err == nil {
+					if got := fmt.Sprint(res.Rows); got != rows[id] {
+						t.Errorf("worker %d read %d = %s, want %s", w, i, got, rows[id])
+					}
+					mu.Lock()
+					answered++
+					mu.Unlock()
+				} else {
+					var ee *engines.Error
+					if !errors.As(err, &ee) {
+						t.Errorf("worker %d read %d: untyped error %v", w, i, err)
+					} else if i%4 != 3 {
+						t.Errorf("worker %d read %d (not cancelled): %v", w, i, err)
+					}
+				}
+				_ = eng.Close()
+			}
+		}(w)
+	}
+	wg.Wait()
+	if answered == 0 {
+		t.Error("no read answered")
+	}
+}
+
+// TestCellOverWireLimitLeavesNoStatementRunning reads, on a warm engine,
+// a cell over the wire limit while ROLLBACK is sent ahead of the read's
+// answer: the read is refused as too large, the refused read's thread is
+// gone or idle once it returned (not blocked writing the rest of the
+// result), and the engine's next read answers.
+func TestCellOverWireLimitLeavesNoStatementRunning(t *testing.T) {
+	if !serverFlavor.mariadb {
+		t.Skip("statements are sent ahead on MariaDB only")
+	}
+	needServer(t)
+	db := "`" + testDB + "`."
+	adminExec(t, "DROP TABLE IF EXISTS "+db+"`sentahead_big`")
+	t.Cleanup(func() { adminExec(t, "DROP TABLE IF EXISTS "+db+"`sentahead_big`") })
+	adminExec(t, "CREATE TABLE "+db+"`sentahead_big` (id INT PRIMARY KEY, t LONGTEXT) ENGINE=InnoDB")
+	adminExec(t, "INSERT INTO "+db+"`sentahead_big` VALUES (1, REPEAT('x', 15728640)), (2, 'small')")
+	e := openEngine(t)
+	ctx := context.Background()
+	read := func(q string) (*engines.Result, error) {
+		res, _, err := e.Read(ctx, engines.ReadRequest{Verdict: verifyAs(t, q, verifierFlavor())})
+		return res, err
+	}
+	small := "SELECT `t` FROM " + db + "`sentahead_big` WHERE `id` = 2"
+	for i := 0; i < 2; i++ {
+		if _, err := read(small); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := e.connID
+	_, err := read("SELECT `t` FROM " + db + "`sentahead_big` ORDER BY `id`")
+	wantErr(t, err, engines.CodeLimit, engines.ReasonCellTooLarge)
+	if st := busyThread(t, id); st != "" {
+		t.Errorf("thread %d runs a statement after the refused read returned: %s", id, st)
+	}
+	res, err := read(small)
+	if err != nil {
+		t.Fatalf("next read: %v", err)
+	}
+	if got := fmt.Sprint(res.Rows); got != "[[small]]" {
+		t.Errorf("next read = %s", got)
+	}
+}
