@@ -16,6 +16,8 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/dbeast/dbeast/engines"
+	"github.com/dbeast/dbeast/verifier"
+	myverify "github.com/dbeast/dbeast/verifier/mysql"
 )
 
 // Probes of the statements sent ahead (pipeline.go) and the kept session
@@ -128,10 +130,20 @@ func (p *hookProxy) pipe(dst, src net.Conn, fromClient bool) {
 // hookedSource is the test database reached through a new hookProxy.
 func hookedSource(t *testing.T) (engines.Source, *hookProxy) {
 	t.Helper()
+	return hookedSourceAs(t, "", "")
+}
+
+// hookedSourceAs is hookedSource with the given account ("" keeps the
+// DSN's).
+func hookedSourceAs(t *testing.T, user, pass string) (engines.Source, *hookProxy) {
+	t.Helper()
 	needServer(t)
 	cfg, err := gomysql.ParseDSN(os.Getenv(dsnVar))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if user != "" {
+		cfg.User, cfg.Passwd = user, pass
 	}
 	if cfg.Net != "tcp" || cfg.TLS != nil {
 		t.Skip("the proxy needs a plain tcp DSN")
@@ -573,5 +585,92 @@ func TestCellOverWireLimitLeavesNoStatementRunning(t *testing.T) {
 	}
 	if got := fmt.Sprint(res.Rows); got != "[[small]]" {
 		t.Errorf("next read = %s", got)
+	}
+}
+
+// TestSessionChangingReadsAreRefused lists reads that would change the
+// session a warm read keeps (session.go skips the session SET when no
+// statement of a read can change a session variable): each is refused by
+// the verifier, so no accepted read leaves state for the next one.
+func TestSessionChangingReadsAreRefused(t *testing.T) {
+	for _, q := range []string{
+		"SELECT LAST_INSERT_ID(5)",
+		"SELECT @a := 1",
+		"SELECT 1 INTO @a",
+		"SET STATEMENT max_statement_time = 0 FOR SELECT 1",
+		"SELECT NEXTVAL(`dbeast_myengine`.`s`)",
+		"SELECT NEXT VALUE FOR `dbeast_myengine`.`s`",
+		"SELECT SETVAL(`dbeast_myengine`.`s`, 5)",
+		"SELECT LASTVAL(`dbeast_myengine`.`s`)",
+		"SELECT GET_LOCK('dbeast_probe', 0)",
+		"SELECT RELEASE_LOCK('dbeast_probe')",
+		"SELECT RELEASE_ALL_LOCKS()",
+		"SELECT SLEEP(1)",
+		"SELECT BENCHMARK(10, 1)",
+		"SELECT `id` FROM `dbeast_myengine`.`items` FOR UPDATE",
+		"SELECT `id` FROM `dbeast_myengine`.`items` LOCK IN SHARE MODE",
+		"SELECT 1; SET SESSION sql_mode = ''",
+	} {
+		for _, fl := range []verifier.Flavor{verifier.FlavorMariaDB, verifier.FlavorMySQL} {
+			if _, err := myverify.Verify(verifier.Input{Dialect: verifier.MySQL, SQL: q, Database: testDB, Flavor: fl}); err == nil {
+				t.Errorf("%s (%s) is accepted", q, fl)
+			}
+		}
+	}
+}
+
+// revokeUser is the account of TestReadRevokedMidRead.
+const revokeUser = "dbeast_sentahead_reader"
+
+// TestReadRevokedMidRead revokes the reading account's SELECT privilege
+// in the middle of a warm read, right before one of its statements
+// reaches the server (the proxy holds the statement back until the
+// REVOKE is done): the read never answers with the row; it is refused or
+// fails with a typed error, and the next read is refused too.
+func TestReadRevokedMidRead(t *testing.T) {
+	if !serverFlavor.mariadb {
+		t.Skip("statements are sent ahead on MariaDB only")
+	}
+	needServer(t)
+	drop := func() { adminExec(t, "DROP USER IF EXISTS "+revokeUser+"@'%'") }
+	drop()
+	t.Cleanup(drop)
+	adminExec(t, "CREATE USER "+revokeUser+"@'%' IDENTIFIED BY 'pw'")
+	adminExec(t, "GRANT PROCESS ON *.* TO "+revokeUser+"@'%'")
+	src, p := hookedSourceAs(t, revokeUser, "pw")
+	t.Cleanup(func() { drainSource(src) })
+	v := itemsPointVerdict()
+	for step, s := range warmPointRead {
+		t.Run(fmt.Sprintf("before %d %s", step, strings.SplitN(s.purpose, " (", 2)[0]), func(t *testing.T) {
+			adminExec(t, "GRANT SELECT, LOCK TABLES ON "+testDB+".* TO "+revokeUser+"@'%'")
+			drainSource(src)
+			e := openSource(t, src)
+			ctx := context.Background()
+			for i := 0; i < 2; i++ {
+				if _, _, err := e.Read(ctx, engines.ReadRequest{Verdict: v}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			pattern := regexp.MustCompile(s.pattern)
+			var once sync.Once
+			p.setHook(func(cmd string, forwarded bool) {
+				if !forwarded && pattern.MatchString(cmd) {
+					once.Do(func() { adminExec(t, "REVOKE SELECT ON "+testDB+".* FROM "+revokeUser+"@'%'") })
+				}
+			})
+			res, _, err := e.Read(ctx, engines.ReadRequest{Verdict: v})
+			p.setHook(nil)
+			if err == nil {
+				t.Fatalf("read after SELECT was revoked answered %v", res.Rows)
+			}
+			var ee *engines.Error
+			if !errors.As(err, &ee) {
+				t.Fatalf("read: untyped error %v", err)
+			}
+			t.Logf("refused: %s/%s", ee.Code, ee.Reason)
+			if _, _, err := e.Read(ctx, engines.ReadRequest{Verdict: v}); err == nil {
+				t.Error("the next read answered after SELECT was revoked")
+			}
+		})
 	}
 }
