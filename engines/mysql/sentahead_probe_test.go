@@ -263,8 +263,9 @@ func TestReadInterruptedAtEachStatement(t *testing.T) {
 					if err != nil && !interrupted && action == "KILL CONNECTION" {
 						// The kill landed after the read had answered,
 						// between two operations: the next one finds the
-						// connection gone (as before statements were sent
-						// ahead) and the one after it dials again.
+						// connection gone (the engine does not probe the
+						// connection it keeps) and the one after it dials
+						// again.
 						wantErr(t, err, engines.CodeFailed, ReasonConnectionLost)
 						res, _, err = e.Read(ctx, engines.ReadRequest{Verdict: v})
 					}
