@@ -80,7 +80,7 @@ func (e *Engine) release() error {
 func (e *Engine) detachLocked() (*pconn, bool) {
 	pc := e.pc
 	e.pc, e.conn = nil, nil
-	return pc, e.clean && !e.broken && !e.tainted
+	return pc, e.clean && !e.broken && !e.tainted && pc.aheadIdle()
 }
 
 // Close ends the engine and returns once its connection is back in the
@@ -175,17 +175,28 @@ func (f flavor) sessionSQL(kind sessionKind, d time.Duration) string {
 	return "SET " + strings.Join(set, ", ")
 }
 
-// setup applies the session settings for one operation in one round trip.
-// Full SQL, the person's text, may name tables without their database; it
-// alone runs with the configured default database (a second statement, on
-// its own fresh connection).
+// setup applies the session settings for one operation in one round trip,
+// or, for a read on MariaDB, none when the session provably holds them
+// already (session.go). Full SQL, the person's text, may name tables
+// without their database; it alone runs with the configured default
+// database (a second statement, on its own fresh connection).
 func (e *Engine) setup(ctx context.Context, kind sessionKind) error {
 	left := operationDeadline
 	if dl, ok := ctx.Deadline(); ok {
 		left = time.Until(dl)
 	}
-	if err := e.exec(ctx, e.fl.sessionSQL(kind, left)); err != nil {
+	q := e.fl.sessionSQL(kind, left)
+	if kind == sessionRead && e.pc.sessionHolds(q) {
+		return nil
+	}
+	// Unknown until the SET has succeeded; a write or full SQL leaves
+	// more than its SET behind (triggers, USE), so never a known session.
+	e.pc.session = ""
+	if err := e.exec(ctx, q); err != nil {
 		return err
+	}
+	if kind == sessionRead || kind == sessionList {
+		e.pc.session = q
 	}
 	if kind == sessionFull {
 		e.tainted = true
@@ -263,7 +274,7 @@ func (e *Engine) run(ctx context.Context, sent *bool, f func(ctx context.Context
 	// base table, or user variables; a failure or a kill can leave
 	// anything. Otherwise, or when an earlier replacement's dial failed
 	// (no connection), it gets a new connection.
-	if e.pc == nil || e.used && (!e.clean || e.tainted) || e.broken {
+	if e.pc == nil || e.used && (!e.clean || e.tainted) || e.broken || !e.pc.aheadIdle() {
 		if err := e.renew(ctx); err != nil {
 			return err
 		}
@@ -278,6 +289,9 @@ func (e *Engine) run(ctx context.Context, sent *bool, f func(ctx context.Context
 		e.kill()
 	})
 	err := f(opCtx)
+	if e.pc != nil {
+		e.pc.settle(err == nil && e.clean && !e.tainted && e.pc.aheadIdle())
+	}
 	ctxErr := opCtx.Err()
 	switch {
 	case !stop():
@@ -288,6 +302,15 @@ func (e *Engine) run(ctx context.Context, sent *bool, f func(ctx context.Context
 		// The context ended, the driver saw it first and gave up on the
 		// socket, and stop won the race against the kill just scheduled:
 		// the statement may still run (or wait for a lock) on the server.
+		e.kill()
+		e.broken = true
+	case err != nil && e.pc.aheadMayWait():
+		// The operation stopped at an error with statements sent ahead
+		// still queued on the server (pipeline.go), where one may wait
+		// for a metadata lock until lock_wait_timeout: end the thread
+		// now, as after a cancel, rather than leave it running once the
+		// operation returned. (SHOW WARNINGS and ROLLBACK wait for
+		// nothing: the connection is just closed, as after any error.)
 		e.kill()
 		e.broken = true
 	}

@@ -16,8 +16,9 @@
 // privilege is a refusal naming it, never a weaker check. Every difference
 // between MySQL and MariaDB lives in flavor.go.
 //
-// A read runs, one round trip each: session settings (one SET: sql_mode,
-// utf8mb4, time limits, isolation; on MariaDB read-only too) → proof (one
+// A read runs, one statement each: session settings (one SET: sql_mode,
+// utf8mb4, time limits, isolation; on MariaDB read-only too, and skipped
+// when the pooled session provably holds them already, session.go) → proof (one
 // statement, proofquery.go; skipped when cached) → LOCK TABLES … READ (the
 // privilege check) → (MySQL: SET SESSION … READ ONLY) → START TRANSACTION
 // READ ONLY, which releases the table locks → one statement whose
@@ -26,7 +27,9 @@
 // proof when the fingerprint is unchanged, revalidate.go; else the full
 // proof, identity unchanged) → pins → column obligations → the relation
 // guard (EXPLAIN, SHOW WARNINGS) → the verdict's SQL → ROLLBACK. A warm
-// point read is 9 round trips on MariaDB (TestRoundTrips). LOCK TABLES
+// point read is those 8 statements on MariaDB (TestWarmPointReadStatements)
+// in 3 round trips: a statement that does not depend on the answer before
+// it is sent ahead of that answer (pipeline.go; TestRoundTrips). LOCK TABLES
 // itself cannot be held for the read: it makes every alias, self-join and
 // repeated use of a locked table fail (error 1100), and it implicitly
 // commits any open transaction. See lockProbe and lockAndIdentify.
@@ -301,7 +304,7 @@ func connect(ctx context.Context, connector driver.Connector, database string) (
 		return nil, err
 	}
 	holder.register(db)
-	pc := &pconn{Life: pool.Born(), db: db, conn: conn}
+	pc := &pconn{Life: pool.Born(), db: db, conn: conn, lc: holder.conn()}
 	var version, comment string
 	var found bool
 	q := "SELECT VERSION(), @@version_comment, CONNECTION_ID(), @@lower_case_table_names, " +

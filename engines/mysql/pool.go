@@ -75,6 +75,12 @@ type pconn struct {
 	connID uint64    // server thread id, for KILL
 	fl     flavor
 	lctn   int // @@lower_case_table_names, fixed for the server's lifetime
+
+	// The session the connection is known to hold (session.go). Used
+	// only by the engine that has the connection checked out.
+	lc      *limitConn // counts the connection's writes; nil on TLS
+	session string     // the session SET last applied; "" when unknown
+	quiet   uint64     // lc's write count when the last operation ended cleanly
 }
 
 // Close closes the connection for good (COM_QUIT). The pool calls it

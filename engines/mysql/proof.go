@@ -265,6 +265,17 @@ func (e *Engine) stableProofs(ctx context.Context, tables []verifier.Table, read
 	begin := "START TRANSACTION READ WRITE"
 	if read {
 		if len(tables) > 0 {
+			if e.fl.lockInReadOnly() {
+				// What follows LOCK TABLES does not depend on its
+				// answer: sent ahead (pipeline.go).
+				next := []string{"START TRANSACTION READ ONLY"}
+				q, _ := e.lockSQL(tables)
+				next = append(next, q)
+				for _, t := range tables {
+					next = append(next, e.fl.showCreateSQL(t))
+				}
+				e.sendAhead(true, next...)
+			}
 			if err := e.lockProbe(ctx, tables); err != nil {
 				e.forget(tables)
 				return nil, err

@@ -201,12 +201,17 @@ func (e *Engine) Read(ctx context.Context, r engines.ReadRequest) (*engines.Resu
 		if err := e.checkNoDefaultDatabase(ctx, len(v.Tables) > 0); err != nil {
 			return err
 		}
+		// SHOW WARNINGS does not depend on the EXPLAIN's answer, nor
+		// ROLLBACK on the read's: each is sent ahead (pipeline.go). The
+		// read itself is sent only once the guard answered.
+		e.sendAhead(false, "SHOW WARNINGS")
 		if err := guardRelations(ctx, e.conn, e.fl, e.pc.lctn, v.NormalizedSQL, v.Tables, refs); err != nil {
 			return err
 		}
 		if testHookBeforeQuery != nil {
 			testHookBeforeQuery()
 		}
+		e.sendAhead(false, "ROLLBACK")
 		rows, err := e.conn.QueryContext(ctx, e.fl.readSQL(v.NormalizedSQL, r.Limits))
 		if err == nil {
 			res, err = collect(ctx, rows, r.Limits)

@@ -66,10 +66,12 @@ import (
 // explainSQL is the statement that makes the server print note 1003. On
 // MariaDB it carries the expensive_subquery_limit and table elimination
 // settings for itself only (SET STATEMENT … FOR), so the session keeps its
-// own and no second round trip puts them back.
+// own and no second round trip puts them back, and the global time zone
+// the read runs in (readSQL; session.go).
 func (f flavor) explainSQL(stmt string) string {
 	if f.mariadb {
-		return "SET STATEMENT expensive_subquery_limit = 0, optimizer_switch = 'table_elimination=off' FOR EXPLAIN EXTENDED " + stmt
+		return "SET STATEMENT expensive_subquery_limit = 0, optimizer_switch = 'table_elimination=off', " + zoneSetting +
+			" FOR EXPLAIN EXTENDED " + stmt
 	}
 	return "EXPLAIN " + stmt
 }

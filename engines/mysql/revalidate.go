@@ -56,25 +56,7 @@ func (e *Engine) lockAndIdentify(ctx context.Context, tables []verifier.Table) (
 	if len(tables) == 0 {
 		return nil, nil
 	}
-	locks := make([]string, len(tables))
-	var names []string
-	byName := map[string][]int{}
-	for i, t := range tables {
-		locks[i] = fmt.Sprintf("%s AS `t%d` USE INDEX ()", qualified(t.Schema, t.Name), i)
-		if n, ok := innodbName(t.Schema, t.Name); ok {
-			if byName[n] == nil {
-				names = append(names, lit(n))
-			}
-			byName[n] = append(byName[n], i)
-		}
-	}
-	where := "FALSE"
-	if len(names) > 0 {
-		where = "NAME IN (" + strings.Join(names, ", ") + ")"
-	}
-	q := "SELECT " + txt("NAME") + ", " + txt("TABLE_ID") + ", " + txt("N_COLS") + ", " + txt("SPACE") + ", " + txt("FLAG") + ", " + txt("DATABASE()") +
-		" FROM " + e.fl.identityTable() + " LEFT JOIN (SELECT 1 AS `one` FROM " + strings.Join(locks, ", ") +
-		" LIMIT 0) AS `locks` ON TRUE WHERE " + where
+	q, byName := e.lockSQL(tables)
 	rows, err := e.conn.QueryContext(ctx, q)
 	switch mysqlNumber(err) {
 	case errKeyDoesNotExist:
@@ -106,23 +88,48 @@ func (e *Engine) lockAndIdentify(ctx context.Context, tables []verifier.Table) (
 	return out, rows.Err()
 }
 
+// lockSQL is lockAndIdentify's statement, and the indexes of the tables
+// by InnoDB name.
+func (e *Engine) lockSQL(tables []verifier.Table) (string, map[string][]int) {
+	locks := make([]string, len(tables))
+	var names []string
+	byName := map[string][]int{}
+	for i, t := range tables {
+		locks[i] = fmt.Sprintf("%s AS `t%d` USE INDEX ()", qualified(t.Schema, t.Name), i)
+		if n, ok := innodbName(t.Schema, t.Name); ok {
+			if byName[n] == nil {
+				names = append(names, lit(n))
+			}
+			byName[n] = append(byName[n], i)
+		}
+	}
+	where := "FALSE"
+	if len(names) > 0 {
+		where = "NAME IN (" + strings.Join(names, ", ") + ")"
+	}
+	q := "SELECT " + txt("NAME") + ", " + txt("TABLE_ID") + ", " + txt("N_COLS") + ", " + txt("SPACE") + ", " + txt("FLAG") + ", " + txt("DATABASE()") +
+		" FROM " + e.fl.identityTable() + " LEFT JOIN (SELECT 1 AS `one` FROM " + strings.Join(locks, ", ") +
+		" LIMIT 0) AS `locks` ON TRUE WHERE " + where
+	return q, byName
+}
+
 // autoIncrementOption is the table option AUTO_INCREMENT=n.
 var autoIncrementOption = regexp.MustCompile(` AUTO_INCREMENT=[0-9]+`)
 
 // fingerprints returns each table's fingerprint: its dictionary row and
 // its SHOW CREATE TABLE text, hashed; "" when either is missing (never
-// equal to a cached one).
+// equal to a cached one). SHOW CREATE TABLE runs for every table, also
+// one without a dictionary row (whose full proof then refuses it), so
+// that the statements are known before the dictionary rows are: they are
+// sent ahead of them (pipeline.go).
 func (e *Engine) fingerprints(ctx context.Context, tables []verifier.Table, ids [][]string) ([]string, error) {
 	out := make([]string, len(tables))
 	for i, t := range tables {
-		if ids[i] == nil {
-			continue
-		}
 		text, ok, err := e.showCreate(ctx, t)
 		if err != nil {
 			return nil, err
 		}
-		if !ok {
+		if !ok || ids[i] == nil {
 			continue
 		}
 		h := sha256.New()
@@ -135,9 +142,11 @@ func (e *Engine) fingerprints(ctx context.Context, tables []verifier.Table, ids 
 
 // showCreate returns SHOW CREATE TABLE's text without the table's
 // AUTO_INCREMENT=n option; ok is false for anything but a table's
-// two-column answer.
+// two-column answer. On MariaDB it runs in the global time zone, in which
+// the text prints TIMESTAMP defaults, as with the session SET (which a
+// read may skip: session.go).
 func (e *Engine) showCreate(ctx context.Context, t verifier.Table) (string, bool, error) {
-	rows, err := e.conn.QueryContext(ctx, "SHOW CREATE TABLE "+qualified(t.Schema, t.Name))
+	rows, err := e.conn.QueryContext(ctx, e.fl.showCreateSQL(t))
 	if err != nil {
 		return "", false, err
 	}
@@ -164,6 +173,15 @@ func (e *Engine) showCreate(ctx context.Context, t verifier.Table) (string, bool
 		return "", false, nil
 	}
 	return stripAutoIncrement(text.String), true, nil
+}
+
+// showCreateSQL is showCreate's statement.
+func (f flavor) showCreateSQL(t verifier.Table) string {
+	q := "SHOW CREATE TABLE " + qualified(t.Schema, t.Name)
+	if f.mariadb {
+		q = "SET STATEMENT " + zoneSetting + " FOR " + q
+	}
+	return q
 }
 
 // stripAutoIncrement removes the AUTO_INCREMENT=n table option: on the

@@ -37,7 +37,8 @@ var tempDiskTableSize = 256 << 20
 // sql_select_limit one over the result's row limit for that statement
 // only, so its top-level ORDER BY sorts no more rows than the result can
 // hold (an explicit LIMIT of the statement takes precedence, as on the
-// server).
+// server), and in the server's global time zone of the moment (the
+// session SET may have been skipped: session.go).
 func (f flavor) readSQL(stmt string, lim engines.Limits) string {
 	if !f.mariadb {
 		return stmt
@@ -46,7 +47,7 @@ func (f flavor) readSQL(stmt string, lim engines.Limits) string {
 	if rows <= 0 {
 		rows = engines.DefaultMaxRows
 	}
-	return fmt.Sprintf("SET STATEMENT sql_select_limit = %d FOR %s", rows+1, stmt)
+	return fmt.Sprintf("SET STATEMENT sql_select_limit = %d, %s FOR %s", rows+1, zoneSetting, stmt)
 }
 
 // HealthWarnings implements engines.HealthWarner: no MySQL or MariaDB

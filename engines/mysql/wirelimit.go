@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/dbeast/dbeast/engines"
@@ -53,6 +54,15 @@ type limitConn struct {
 	n    int
 	body int
 
+	// writes counts the driver's writes on the connection; session.go
+	// reads it to know that nothing was sent between two operations.
+	writes atomic.Uint64
+
+	// Statements sent ahead (pipeline.go). Like the parser, used only by
+	// the goroutine of the call: the engine between two driver calls, the
+	// driver inside one.
+	ahead
+
 	mu      sync.Mutex // guards the fields below
 	tripped bool
 	key     *sql.DB // the registry key, nil until registered
@@ -60,8 +70,18 @@ type limitConn struct {
 }
 
 // Read reads from the connection and fails, delivering nothing, when the
-// bytes read complete a header that announces more than the limit.
+// bytes read complete a header that announces more than the limit. While
+// statements are sent ahead (pipeline.go) it hands the driver no byte
+// past the end of the packet it is reading.
 func (c *limitConn) Read(p []byte) (int, error) {
+	if c.pipelining() {
+		return c.readPacketwise(p)
+	}
+	return c.readWire(p)
+}
+
+// readWire reads from the socket through the wire limit's parser.
+func (c *limitConn) readWire(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	for i := 0; i < n; {
 		if c.body > 0 {
@@ -85,6 +105,13 @@ func (c *limitConn) Read(p []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// Write counts the write and sends p, with the packets sent ahead behind
+// it, or takes p as the repetition of a packet already sent (pipeline.go).
+func (c *limitConn) Write(p []byte) (int, error) {
+	c.writes.Add(1)
+	return c.writeAhead(p)
 }
 
 // SyscallConn gives the driver the socket, which it peeks at before it
@@ -146,6 +173,13 @@ func limitedDial(ctx context.Context, network, addr string) (net.Conn, error) {
 		h.mu.Unlock()
 	}
 	return lc, nil
+}
+
+// conn returns the limitConn the attempt dialed, nil for none (TLS).
+func (h *dialHolder) conn() *limitConn {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.lc
 }
 
 // register records db's limitConn, if the attempt dialed one.
