@@ -153,6 +153,13 @@ func (c *limitConn) writeAhead(p []byte) (int, error) {
 		c.sent[0] = nil
 		c.sent = c.sent[1:]
 		return len(p), nil
+	case len(c.armed) > 0 && !wholeCommand(p):
+		// A command of more than one packet (a payload of maxPacket or
+		// more, which the driver ends with a further packet): what is
+		// armed would land between its packets. It is not sent ahead; the
+		// driver sends each statement itself later, as without sendAhead.
+		c.armed = nil
+		return c.Conn.Write(p)
 	case len(c.armed) > 0:
 		size := len(p)
 		for _, a := range c.armed {
@@ -171,6 +178,18 @@ func (c *limitConn) writeAhead(p []byte) (int, error) {
 		return len(p), nil
 	}
 	return c.Conn.Write(p)
+}
+
+// wholeCommand reports whether p is one whole command as the driver
+// writes it: a single packet with sequence number 0 whose payload is
+// shorter than maxPacket (a payload of exactly maxPacket announces a
+// further packet) and which p holds to its end.
+func wholeCommand(p []byte) bool {
+	if len(p) < 5 || p[3] != 0 {
+		return false
+	}
+	n := int(p[0]) | int(p[1])<<8 | int(p[2])<<16
+	return n < maxPacket && len(p) == 4+n
 }
 
 // readPacketwise reads through the wire limit and hands the driver bytes

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"net"
+	"strings"
 	"testing"
 )
 
@@ -141,6 +142,64 @@ func TestSendAheadWrites(t *testing.T) {
 			}
 			if lc.mayWait() == c.idle {
 				t.Errorf("mayWait = %v with idle %v", lc.mayWait(), c.idle)
+			}
+		})
+	}
+}
+
+// TestSendAheadFollowsOnlyWholeCommands checks that statements armed to
+// follow the next command are not written behind a write that is not one
+// whole command packet: a payload of maxPacket, which the driver follows
+// with another packet, would otherwise get them between its packets. They
+// are dropped instead, and the driver's own writes of them go out as
+// written.
+func TestSendAheadFollowsOnlyWholeCommands(t *testing.T) {
+	full := make([]byte, 4+maxPacket)
+	full[0], full[1], full[2], full[4] = 0xff, 0xff, 0xff, comQuery
+	next := queryPacket("SHOW WARNINGS")
+	cases := []struct {
+		name  string
+		write []byte
+		whole bool
+	}{
+		{"a query", queryPacket("SELECT 1"), true},
+		{"one byte under a full packet", func() []byte { p := queryPacket(strings.Repeat("x", maxPacket-2)); return p }(), true},
+		{"a full packet", full, false},
+		{"a continuation packet", []byte{1, 0, 0, 1, 'x'}, false},
+		{"a packet cut short", queryPacket("SELECT 1")[:8], false},
+		{"two packets in one write", append(queryPacket("SELECT 1"), queryPacket("SELECT 2")...), false},
+		{"a header alone", []byte{0, 0, 0, 0}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := wholeCommand(c.write); got != c.whole {
+				t.Fatalf("wholeCommand = %v, want %v", got, c.whole)
+			}
+			rc := &recordConn{}
+			lc := &limitConn{Conn: rc, limit: wireLimit}
+			if !lc.sendAhead(false, []string{"SHOW WARNINGS"}) {
+				t.Fatal("sendAhead refused")
+			}
+			if _, err := lc.Write(c.write); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := lc.Write(next); err != nil {
+				t.Fatal(err)
+			}
+			want := [][]byte{c.write, next}
+			if c.whole {
+				want = [][]byte{append(append([]byte(nil), c.write...), next...)}
+			}
+			if len(rc.written) != len(want) {
+				t.Fatalf("%d writes reached the socket, want %d", len(rc.written), len(want))
+			}
+			for i := range want {
+				if !bytes.Equal(rc.written[i], want[i]) {
+					t.Fatalf("socket write %d differs (%d bytes, want %d)", i, len(rc.written[i]), len(want[i]))
+				}
+			}
+			if !lc.idle() {
+				t.Error("not idle after the statements were written")
 			}
 		})
 	}

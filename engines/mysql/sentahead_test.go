@@ -20,7 +20,7 @@ import (
 	myverify "github.com/dbeast/dbeast/verifier/mysql"
 )
 
-// Probes of the statements sent ahead (pipeline.go) and the kept session
+// Tests of the statements sent ahead (pipeline.go) and the kept session
 // (session.go): each test drives a real MariaDB through the engine and
 // asserts one promise of a read that the change must keep.
 
