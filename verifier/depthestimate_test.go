@@ -84,6 +84,10 @@ func TestCheckDepthEstimate(t *testing.T) {
 		{"abcdefghijkl", same(0)},
 		{"IntErSeCt", same(1)},
 		{"a1 - b2", same(1)},
+		// Digits continue a word: IN0 is a name, not IN and a number.
+		{"in0", same(0)},
+		{"in5", same(0)},
+		{"in9", same(0)},
 		// AND and OR: one level each, except on PostgreSQL, whose chains
 		// are flat lists (two levels for mixing them).
 		{"a AND b", est{2, 1, 1}},
@@ -104,8 +108,9 @@ func TestCheckDepthEstimate(t *testing.T) {
 		{"CASE WHEN a THEN CASE WHEN b THEN c END END", same(4)},
 		{"CASE WHEN a THEN b END + 1", same(3)},
 		{"(CASE WHEN a THEN 1)", same(3)}, // the bracket closes the CASE
-		{"CASE WHEN a THEN b", same(2)},   // left open at the end
-		{"end - 1", same(1)},              // END outside a CASE is a name
+		{"(CASE WHEN a THEN 1), 1-1-1-1-1", same(4)},
+		{"CASE WHEN a THEN b", same(2)}, // left open at the end
+		{"end - 1", same(1)},            // END outside a CASE is a name
 		// Literals and quoted names cost nothing.
 		{"'-(-(-('", same(0)},
 		{"'it''s -(-(' - 1", same(1)},
@@ -115,6 +120,7 @@ func TestCheckDepthEstimate(t *testing.T) {
 		{"`a-b(` - 1", est{5, 1, 1}}, // ` is an operator in PostgreSQL
 		{"[a-b] - 1", est{3, 3, 1}},  // SQLite's bracketed name
 		{"[a-b", est{2, 2, 0}},
+		{"[a], 1-1-1", same(2)}, // SQLite's ] ends the name, closing nothing
 		// Elsewhere the string ends at \' and the last quote opens one that
 		// runs to the end, past the group's closer.
 		{`E'\'-(' - 1`, est{1, 2, 2}},
@@ -275,6 +281,8 @@ func TestSkipFunctions(t *testing.T) {
 		{"$q$", 3},
 		{"$tag_1$ x", 7},
 		{"$q1$", 4},
+		{"$q0$", 4},
+		{"$q9$", 4},
 		{"$1", 0},
 		{"$1$", 0},
 		{"$", 0},
@@ -307,10 +315,56 @@ func TestSkipFunctions(t *testing.T) {
 		{"12abc+1", 5},
 		{"1$", 1},
 		{".5", 2},
+		{"10e-5", 5},
+		{"19e-5", 5},
+		{"1e-0", 4},
+		{"1e-9", 4},
+		{"0x10", 4},
+		{"0x19", 4},
 	}
 	for _, c := range numbers {
 		if got := skipNumber(c.sql, 0); got != c.want {
 			t.Errorf("skipNumber(%q) = %d, want %d", c.sql, got, c.want)
+		}
+	}
+}
+
+// TestIsWordByte pins the bytes that start a name or keyword, at the edges
+// of each range.
+func TestIsWordByte(t *testing.T) {
+	for _, c := range []struct {
+		b    byte
+		word bool
+	}{
+		{'a', true}, {'z', true}, {'A', true}, {'Z', true}, {'_', true}, {'$', true},
+		{0x80, true}, {0xff, true},
+		{'`', false}, {'{', false}, {'@', false}, {'[', false}, {'0', false}, {'9', false},
+		{0x7f, false}, {' ', false}, {'-', false},
+	} {
+		if got := isWordByte(c.b); got != c.word {
+			t.Errorf("isWordByte(%q) = %v, want %v", c.b, got, c.word)
+		}
+	}
+}
+
+// TestCheckDepthFormsAtTheEdges reads forms that start or end the text,
+// where a skip that looks one byte too far back or ahead leaves the
+// string: a bracketed SQLite name at offset 0, a dollar quote left open
+// with a $ in its last byte.
+func TestCheckDepthFormsAtTheEdges(t *testing.T) {
+	for _, c := range []struct {
+		d   Dialect
+		sql string
+	}{
+		{SQLite, "[x]" + strings.Repeat("-1", MaxTreeDepth)},
+		{SQLite, "[x"},
+		{Postgres, "SELECT $ab$ x$"},
+		{Postgres, "SELECT $ab$ x$a"},
+		{Postgres, "$a$"},
+		{MySQL, "SELECT 1--"},
+	} {
+		if err := CheckDepth(c.d, c.sql); err != nil {
+			t.Errorf("%s: %.40q refused: %v", c.d, c.sql, err)
 		}
 	}
 }
