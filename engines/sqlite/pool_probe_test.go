@@ -2,8 +2,10 @@ package sqlite
 
 import (
 	"os"
+	"os/exec"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/dbeast/dbeast/engines"
@@ -73,4 +75,80 @@ func TestPoolSchemaChangeWithVersionPutBack(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPoolWALFilesReplacedBetweenReads: in WAL mode the state a reader
+// sees is the main file plus the -wal file, located through the -shm
+// index. A kept handle holds the -wal and -shm it opened; when those are
+// removed or renamed over while it is idle and another process then
+// commits, the main file is untouched (no checkpoint), so the stamp still
+// matches and the kept handle keeps reading the old index: rows and
+// schema a fresh open of the path no longer sees. The second read must
+// see what another process reading the path sees (and what the engine
+// sees with no handle kept).
+func TestPoolWALFilesReplacedBetweenReads(t *testing.T) {
+	cases := []struct {
+		name  string
+		files []string // removed before the other process commits
+	}{
+		{"-wal and -shm removed", []string{"-wal", "-shm"}},
+		{"-shm removed", []string{"-shm"}},
+	}
+	drivers := []struct {
+		name string
+		d    func(t *testing.T) Driver
+	}{
+		{"handles kept", pooledDriver},
+		{"no handle kept", func(*testing.T) Driver { return Driver{} }},
+	}
+	for _, dr := range drivers {
+		for _, c := range cases {
+			t.Run(dr.name+"/"+c.name, func(t *testing.T) {
+				path := fixture(t, `PRAGMA journal_mode=WAL`, `CREATE TABLE a (x TEXT)`, `INSERT INTO a VALUES ('old')`)
+				d := dr.d(t)
+				res, h1, err := readOnce(t, d, path, pointRead)
+				if err != nil || !reflect.DeepEqual(rows1(res), []any{"old"}) {
+					t.Fatalf("first read: %v %v", rows1(res), err)
+				}
+				before, _ := os.Stat(path)
+				for _, f := range c.files {
+					if err := os.Remove(path + f); err != nil {
+						t.Fatal(err)
+					}
+				}
+				_ = otherProcess(t, path, ".dbconfig no_ckpt_on_close on\n"+`PRAGMA wal_autocheckpoint = 0; DELETE FROM a; INSERT INTO a VALUES ('new');`)
+				if after, _ := os.Stat(path); after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) {
+					t.Skip("the other process checkpointed into the main file; the stamp catches that")
+				}
+				// Every SQLite connection of this process shares the kept
+				// handle's -shm, so "what a fresh open sees" is asked of
+				// another process.
+				if got := otherProcess(t, path, `SELECT x FROM a;`); got != "new\n" {
+					t.Fatalf("another process reads %q, want the committed row", got)
+				}
+				res, h2, err := readOnce(t, d, path, pointRead)
+				if err == nil && !reflect.DeepEqual(rows1(res), []any{"new"}) {
+					t.Fatalf("handle reused %v: the read saw %v, another process reading the path sees [new]", h1 == h2, rows1(res))
+				}
+			})
+		}
+	}
+}
+
+// otherProcess runs script on path in the sqlite3 shell, another process
+// (in-process connections share SQLite's per-file state, such as the -shm
+// mapping, with the engine's handles). The test is skipped without it.
+func otherProcess(t *testing.T, path, script string) string {
+	t.Helper()
+	bin, err := exec.LookPath("sqlite3")
+	if err != nil {
+		t.Skip("needs the sqlite3 shell to change the file from another process")
+	}
+	cmd := exec.Command(bin, path)
+	cmd.Stdin = strings.NewReader(script)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("sqlite3: %v: %s", err, out)
+	}
+	return string(out)
 }
