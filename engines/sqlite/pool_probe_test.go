@@ -152,3 +152,36 @@ func otherProcess(t *testing.T, path, script string) string {
 	}
 	return string(out)
 }
+
+// TestPoolIdleWALHandleLeavesFileToItsOwner: a kept handle is idle, in
+// no transaction, yet a WAL connection holds a shared lock on the file for
+// as long as it is open. The person's own process must still be able to
+// do what needs the file to itself, as it can when no handle is kept:
+// switch the file out of WAL mode (and, closing last, checkpoint and
+// remove the -wal).
+func TestPoolIdleWALHandleLeavesFileToItsOwner(t *testing.T) {
+	drivers := []struct {
+		name string
+		d    func(t *testing.T) Driver
+	}{
+		{"handles kept", pooledDriver},
+		{"no handle kept", func(*testing.T) Driver { return Driver{} }},
+	}
+	for _, dr := range drivers {
+		t.Run(dr.name, func(t *testing.T) {
+			path := fixture(t, `PRAGMA journal_mode=WAL`, `CREATE TABLE a (x TEXT)`, `INSERT INTO a VALUES ('old')`)
+			d := dr.d(t)
+			if _, _, err := readOnce(t, d, path, pointRead); err != nil {
+				t.Fatal(err)
+			}
+			bin, err := exec.LookPath("sqlite3")
+			if err != nil {
+				t.Skip("needs the sqlite3 shell to use the file from another process")
+			}
+			out, err := exec.Command(bin, path, `PRAGMA journal_mode=DELETE;`).CombinedOutput()
+			if err != nil || strings.TrimSpace(string(out)) != "delete" {
+				t.Fatalf("the owner's PRAGMA journal_mode=DELETE while %d handle(s) sit idle: %v %q", len(idleOf(d, path)), err, out)
+			}
+		})
+	}
+}
