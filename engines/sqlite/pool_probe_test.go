@@ -1,8 +1,10 @@
 package sqlite
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -183,5 +185,56 @@ func TestPoolIdleWALHandleLeavesFileToItsOwner(t *testing.T) {
 				t.Fatalf("the owner's PRAGMA journal_mode=DELETE while %d handle(s) sit idle: %v %q", len(idleOf(d, path)), err, out)
 			}
 		})
+	}
+}
+
+// TestPoolIdleHandlesLeaveHeapToReads: the hard heap limit is
+// process-wide, and pool.go promises that a read never fails because idle
+// handles hold its memory. SQLite gives back an idle handle's page cache
+// under pressure (SQLITE_ENABLE_MEMORY_MANAGEMENT), but not its parsed
+// schema: a shared file with a large schema (here 100 tables of 60
+// columns, about 2.5 MB parsed) parks that much heap per idle handle, and
+// quiet keeps handles until the heap reaches poolIdleMemory (a quarter of
+// MemoryLimit). The largest sort that fits with nothing kept must still
+// fit with those handles idle.
+func TestPoolIdleHandlesLeaveHeapToReads(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.db")
+	admin(t, big, `CREATE TABLE b (x TEXT)`,
+		`WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i < 26000) INSERT INTO b SELECT hex(randomblob(500)) FROM c`)
+	sortOf := func(rows int) error {
+		v := readVerdict(fmt.Sprintf(`SELECT "x" FROM "main"."b" WHERE "rowid" <= %d ORDER BY "x"`, rows),
+			[]string{"b"}, map[string][]string{"b": {"x", "rowid"}})
+		_, _, err := readOnce(t, Driver{}, big, v)
+		return err
+	}
+	fits := 0
+	for rows := 16000; rows <= 26000 && sortOf(rows) == nil; rows += 1000 {
+		fits = rows
+	}
+	if fits == 0 {
+		t.Skip("no sort of 16000 rows fits the heap limit here; nothing to compare")
+	}
+	cols := make([]string, 60)
+	for i := range cols {
+		name := fmt.Sprintf("c%02d_%s", i, strings.Repeat("n", 40))
+		cols[i] = fmt.Sprintf("%s TEXT DEFAULT '%s' CHECK (length(%s) < 1000)", name, strings.Repeat("d", 100), name)
+	}
+	d := pooledDriver(t)
+	idle := 0
+	for k := 0; k < 2; k++ {
+		p := filepath.Join(dir, fmt.Sprintf("wide%d.db", k))
+		stmts := []string{`CREATE TABLE a (x TEXT)`, `INSERT INTO a VALUES ('x')`, "BEGIN"}
+		for i := 0; i < 100; i++ {
+			stmts = append(stmts, fmt.Sprintf("CREATE TABLE t%d (%s)", i, strings.Join(cols, ", ")))
+		}
+		admin(t, p, append(stmts, "COMMIT")...)
+		if _, _, err := readOnce(t, d, p, pointRead); err != nil {
+			t.Fatal(err)
+		}
+		idle += len(idleOf(d, p))
+	}
+	if err := sortOf(fits); err != nil {
+		t.Fatalf("a sort of %d rows fits with no handle kept, fails with %d idle: %v", fits, idle, err)
 	}
 }
