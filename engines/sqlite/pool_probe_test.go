@@ -1,6 +1,9 @@
 package sqlite
 
 import (
+	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/dbeast/dbeast/engines"
@@ -236,5 +240,81 @@ func TestPoolIdleHandlesLeaveHeapToReads(t *testing.T) {
 	}
 	if err := sortOf(fits); err != nil {
 		t.Fatalf("a sort of %d rows fits with no handle kept, fails with %d idle: %v", fits, idle, err)
+	}
+}
+
+// TestPoolConcurrentReadsWhileFileChanges: reads of one path run at once
+// while another goroutine alternately changes the schema (WAL file, so
+// the main file stays put) and renames a copy over the path. Every read
+// either fails with a typed error or returns the one row every version
+// of the file has; under -race no handle, cache or counter is shared
+// unsafely, and when all is done no handle is open but the idle ones.
+func TestPoolConcurrentReadsWhileFileChanges(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "db")
+	admin(t, path, `PRAGMA journal_mode=WAL`, `CREATE TABLE a (x TEXT)`, `INSERT INTO a VALUES ('one')`)
+	d := pooledDriver(t)
+	const readers, reads = 4, 40
+	errs := make(chan string, readers*reads)
+	done := make(chan struct{})
+	// run is admin for a goroutine other than the test's: it reports
+	// instead of stopping the test.
+	run := func(p string, stmts ...string) {
+		db, err := sql.Open("sqlite", p)
+		if err != nil {
+			errs <- err.Error()
+			return
+		}
+		defer db.Close()
+		for _, s := range stmts {
+			if _, err := db.Exec(s); err != nil {
+				errs <- s + ": " + err.Error()
+			}
+		}
+	}
+	go func() {
+		defer close(done)
+		for i := 0; i < 10; i++ {
+			if i%2 == 0 {
+				run(path, fmt.Sprintf(`ALTER TABLE a ADD COLUMN c%d TEXT`, i))
+				continue
+			}
+			other := filepath.Join(dir, fmt.Sprintf("other%d", i))
+			run(other, `PRAGMA journal_mode=WAL`, `CREATE TABLE a (x TEXT, y TEXT)`, `INSERT INTO a VALUES ('one', 'y')`)
+			if err := os.Rename(other, path); err != nil {
+				errs <- err.Error()
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for r := 0; r < readers; r++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < reads; i++ {
+				eng, err := d.Open(context.Background(), engines.Source{Kind: engines.SQLite, Path: path, ReadOnly: true})
+				if err != nil {
+					continue
+				}
+				res, _, err := eng.Read(context.Background(), engines.ReadRequest{Verdict: pointRead})
+				eng.Close()
+				var ee *engines.Error
+				if err != nil && !errors.As(err, &ee) {
+					errs <- "untyped error: " + err.Error()
+				}
+				if err == nil && !reflect.DeepEqual(rows1(res), []any{"one"}) {
+					errs <- fmt.Sprintf("rows %v", rows1(res))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	<-done
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if idle := len(idleOf(d, path)); d.hs.live.Load() != int64(idle) {
+		t.Fatalf("%d handles open, %d idle", d.hs.live.Load(), idle)
 	}
 }
