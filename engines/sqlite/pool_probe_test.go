@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -316,5 +317,23 @@ func TestPoolConcurrentReadsWhileFileChanges(t *testing.T) {
 	}
 	if idle := len(idleOf(d, path)); d.hs.live.Load() != int64(idle) {
 		t.Fatalf("%d handles open, %d idle", d.hs.live.Load(), idle)
+	}
+}
+
+// TestStampRecordsChangeTime: the stamp tells a file rewritten in place
+// with its size and mtime put back from the file it was only by ctime,
+// which cannot be set back (TestPoolFileReplacedBetweenReads). Every Unix
+// has one (Ctim on Linux, Ctimespec on Darwin and the BSDs); a stamp
+// without it misses such a rewrite, and a kept handle then reads the old
+// file's cached pages and proofs. Windows' os.FileInfo carries no change
+// time, so there the stamp is what it is.
+func TestStampRecordsChangeTime(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("os.FileInfo has no change time on Windows")
+	}
+	path := fixture(t, `CREATE TABLE a (x TEXT)`)
+	st, ok := statFile(path)
+	if !ok || st.ctime.IsZero() {
+		t.Fatalf("stamp of a regular file on %s has no ctime (ok %v)", runtime.GOOS, ok)
 	}
 }
