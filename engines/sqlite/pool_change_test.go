@@ -62,6 +62,7 @@ func TestPoolSchemaChangeWithVersionPutBack(t *testing.T) {
 				t.Fatalf("first read: %v %v", rows1(res), err)
 			}
 			sv := h1.seen.schema
+			holdOpen(t, path)
 			before, _ := os.Stat(path)
 			change := append(append([]string{}, c.change...), `PRAGMA schema_version = `+strconv.FormatInt(sv, 10))
 			admin(t, path, change...)
