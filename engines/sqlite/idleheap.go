@@ -1,9 +1,8 @@
 package sqlite
 
 import (
-	"runtime"
+	"encoding/binary"
 	"sync/atomic"
-	"unsafe"
 
 	"modernc.org/libc"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -60,19 +59,18 @@ func (h *handle) heapHeld() int64 {
 	tls := libc.NewTLS()
 	defer tls.Close()
 	// SQLite writes the current and high-water values through C
-	// pointers: they point into a pinned Go array (Go's heap does not
-	// move).
-	var out [2]int64
-	var pin runtime.Pinner
-	pin.Pin(&out)
-	defer pin.Unpin()
-	cur, hi := uintptr(unsafe.Pointer(&out[0])), uintptr(unsafe.Pointer(&out[1]))
+	// pointers, so they live in libc memory, read back as bytes.
+	p := libc.Xmalloc(tls, 16)
+	if p == 0 {
+		return -1
+	}
+	defer libc.Xfree(tls, p)
 	var total int64
 	for _, op := range []int32{sqlite3.SQLITE_DBSTATUS_SCHEMA_USED, sqlite3.SQLITE_DBSTATUS_CACHE_USED} {
-		if sqlite3.Xsqlite3_db_status64(tls, h.db3, op, cur, hi, 0) != sqlite3.SQLITE_OK {
+		if sqlite3.Xsqlite3_db_status64(tls, h.db3, op, p, p+8, 0) != sqlite3.SQLITE_OK {
 			return -1
 		}
-		total += out[0]
+		total += int64(binary.NativeEndian.Uint64(libc.GoBytes(p, 8)))
 	}
 	return total
 }
