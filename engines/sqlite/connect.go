@@ -50,7 +50,10 @@ type handle struct {
 
 	path     string
 	stamp    stamp // the file it opened (stamp.go)
+	sides    sides // its -wal and -shm when it last went idle
 	poolable bool  // the stamp is known to be of the file SQLite opened
+	// idleHeap is the heap accounted to it while idle (idleheap.go).
+	idleHeap atomic.Int64
 	// seen is the versions at the start of its last operation; seenOK
 	// is false until it served one.
 	seen   versions
@@ -156,6 +159,7 @@ func (h *handle) close() error {
 		return nil
 	}
 	h.once.Do(func() {
+		releaseIdle(h)
 		h.auth.set(nil)
 		h.err = errors.Join(h.conn.Close(), h.db.Close())
 		if h.live != nil {

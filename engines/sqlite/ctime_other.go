@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !(linux || openbsd || dragonfly || solaris || aix || darwin || freebsd || netbsd)
 
 package sqlite
 
@@ -7,6 +7,8 @@ import (
 	"time"
 )
 
-// changeTime is zero off Linux: the stamp relies on inode, size and
-// mtime there.
+// changeTime is zero where os.FileInfo carries no change time (Windows,
+// Plan 9, wasm). Without it a file rewritten in place with its size and
+// mtime put back looks unchanged, so handles of such files are never kept
+// (handles.open).
 func changeTime(os.FileInfo) time.Time { return time.Time{} }

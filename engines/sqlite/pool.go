@@ -26,11 +26,22 @@ import (
 //     opened, unchanged: same device and inode, size, mtime and ctime
 //     (Check, stamp.go). A file renamed over the path, or written in place
 //     by anyone, costs a fresh handle, never a read of the old file;
-//   - the first statement of each read compares the file's schema_version
-//     with the one the handle saw last; a change closes the handle and the
-//     read starts again on a fresh one (Engine.beginRead);
+//   - and only when the file's -wal and -shm are the files (or absent, as
+//     they were) when the handle went idle (sides, stamp.go);
+//   - the first statements of each read compare the file's schema_version
+//     and data_version with those the handle saw at its previous
+//     operation; any change closes the handle and the read starts again
+//     on a fresh one (Engine.beginRead). data_version moves on every
+//     commit by another connection, and SQLite re-parses the schema only
+//     when the schema cookie moves, which a writer can set back;
+//   - a handle of a WAL file is never kept idle: an open WAL connection
+//     holds a shared lock on the file even outside a transaction, which
+//     stops the owner's journal_mode change, exclusive locking and
+//     last-close checkpoint. A rollback-journal file's idle connection
+//     holds no lock;
 //   - idle handles of all sources together are at most poolMaxLive open
-//     handles, and none stays idle while SQLite's heap is above
+//     handles, hold at most poolIdleHeap of SQLite heap together
+//     (idleheap.go), and none stays idle while SQLite's heap is above
 //     poolIdleMemory: the hard heap limit (memory.go) is process-wide,
 //     and a read must never fail because idle handles hold its memory.
 //
@@ -92,6 +103,7 @@ func (d Driver) take(ctx context.Context, path string) (*handle, *srcPool, error
 		return &srcPool{pool.New[*handle](hs.cfg)}, nil
 	})
 	if h, ok := sp.Get(ctx); ok {
+		releaseIdle(h)
 		return h, sp, nil
 	}
 	h, err := hs.open(ctx, path)
@@ -111,7 +123,9 @@ func (hs *handles) open(ctx context.Context, path string) (*handle, error) {
 	after, ok2 := statFile(path)
 	h.path = path
 	h.stamp = before
-	h.poolable = ok1 && ok2 && before.same(after) && h.db3 != 0
+	// Without a ctime (ctime_other.go) an in-place rewrite that puts
+	// size and mtime back is invisible to the stamp: no handle is kept.
+	h.poolable = ok1 && ok2 && before.same(after) && h.db3 != 0 && !before.ctime.IsZero()
 	h.proofs = newProofCache()
 	h.live = &hs.live
 	hs.live.Add(1)
@@ -119,9 +133,14 @@ func (hs *handles) open(ctx context.Context, path string) (*handle, error) {
 }
 
 // give takes back a read handle from an engine that is done with it:
-// into sp when clean and within the bounds, else closed.
+// into sp when clean, within the bounds, not of a WAL file and its heap
+// fits what idle handles may hold (idleheap.go); else closed.
 func (hs *handles) give(sp *srcPool, h *handle, clean bool) error {
 	if sp == nil || !clean || !h.poolable || hs.live.Load() > hs.maxLive || !h.quiet() {
+		return h.close()
+	}
+	h.sides = statSides(h.path)
+	if inWAL(h.path, h.sides) || !reserveIdle(h) {
 		return h.close()
 	}
 	sp.Put(h)
@@ -129,10 +148,11 @@ func (hs *handles) give(sp *srcPool, h *handle, clean bool) error {
 }
 
 // Check reports whether an idle handle may serve another read: the path
-// still names the file it opened, unchanged since (pool.Conn).
+// still names the file it opened, unchanged since, and its -wal and -shm
+// are the ones it left (pool.Conn).
 func (h *handle) Check(context.Context) bool {
 	now, ok := statFile(h.path)
-	return ok && now.same(h.stamp)
+	return ok && now.same(h.stamp) && statSides(h.path).same(h.sides)
 }
 
 // Close closes the handle (pool.Conn).

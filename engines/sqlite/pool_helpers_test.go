@@ -68,3 +68,21 @@ func rows1(res *engines.Result) []any {
 }
 
 var _ pool.Conn = (*handle)(nil)
+
+// holdOpen keeps a connection of path open, reading, until the test
+// ends: the owner's application holding its WAL file. No read handle of a
+// WAL file is kept idle (pool.go), so without it the writer that changes
+// the file closes last and checkpoints into the main file, and a case
+// meant to leave the main file alone no longer does.
+func holdOpen(t *testing.T, path string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_schema`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -172,6 +172,7 @@ func TestPoolSchemaChangeBetweenReads(t *testing.T) {
 				}
 				var before os.FileInfo
 				if mode == "WAL" {
+					holdOpen(t, path)
 					before, _ = os.Stat(path)
 				}
 				admin(t, path, c.change...)

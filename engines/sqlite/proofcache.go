@@ -17,12 +17,15 @@ import (
 //
 //   - the file: the handle reads one file for its whole life (Check,
 //     stamp.go), and the cache lives and dies with the handle;
-//   - a schema change: PRAGMA schema_version moves (a new handle is
-//     opened then anyway, Engine.beginRead);
+//   - a schema change: PRAGMA schema_version moves;
 //   - a change committed by another connection, such as an edit of
 //     sqlite_schema under writable_schema that leaves schema_version
 //     alone: PRAGMA data_version moves. The read handle itself never
 //     writes (query_only and the authorizer).
+//
+// Either move closes the handle and opens a new one (Engine.beginRead),
+// so in practice the cache lives only while both versions stay put; the
+// keys below still carry them, so a cache can never answer across one.
 //
 // So entries are keyed by both versions, read at the start of the read's
 // own transaction, and by the table exactly as the verdict names it;

@@ -109,9 +109,14 @@ func (e *Engine) reader(ctx context.Context) (*handle, error) {
 
 // beginRead begins a read transaction on the read handle and reads the
 // file's versions in it. A handle that served an earlier operation and now
-// sees another schema_version is closed, and the transaction starts again
-// on a fresh handle: nothing of the old schema, in SQLite or in the proof
-// cache, meets the new one. The operation deadline is taken once, before
+// sees another schema_version or data_version is closed, and the
+// transaction starts again on a fresh handle: nothing of the old schema,
+// in SQLite or in the proof cache, meets the new one. data_version counts
+// too because another connection can change the schema and set
+// schema_version back (or edit sqlite_schema under writable_schema), and
+// SQLite re-parses its schema only when that cookie moves; the handle
+// itself never commits, so only another connection moves data_version.
+// A fresh handle has seen nothing, so there is at most one restart. The operation deadline is taken once, before
 // the first attempt, so a restart shares it: an operation never runs past
 // one OperationDeadline however the schema moves. The returned done is
 // begin's, then the deadline's release.
@@ -131,7 +136,7 @@ func (e *Engine) beginRead(ctx context.Context) (context.Context, *handle, *txn,
 			cancel()
 			return nil, nil, nil, versions{}, nil, err
 		}
-		if h.seenOK && h.seen.schema != ver.schema {
+		if h.seenOK && h.seen != ver {
 			e.ro = nil // reader opens a fresh one
 			done()
 			h.close()

@@ -1,3 +1,5 @@
+//go:build darwin || freebsd || netbsd
+
 package sqlite
 
 import (
@@ -12,5 +14,5 @@ func changeTime(fi os.FileInfo) time.Time {
 	if !ok {
 		return time.Time{}
 	}
-	return time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
+	return time.Unix(int64(st.Ctimespec.Sec), int64(st.Ctimespec.Nsec))
 }
