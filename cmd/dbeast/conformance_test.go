@@ -57,8 +57,15 @@ func TestConformanceCommand(t *testing.T) {
 	}
 	one, two := read(report), read(report2)
 	a, b := one.Engines[0], two.Engines[0]
-	if one.Workers != 1 || two.Workers != 2 || a.Cases != b.Cases || a.Accepted != b.Accepted || a.Refused != b.Refused || a.OverRefusals != b.OverRefusals {
+	if one.Workers != 1 || two.Workers != 2 || a.Cases != b.Cases || a.Accepted != b.Accepted || a.Refused != b.Refused {
 		t.Errorf("one worker %d: %+v; two workers %d: %+v", one.Workers, a, two.Workers, b)
+	}
+	// The over-refusal count rests on a probe bounded by wall time (one
+	// second per refused read): under the race detector a heavy refused
+	// read can finish inside it in one run and not in the other, so the
+	// counts are compared only without it (make test).
+	if !raceEnabled && a.OverRefusals != b.OverRefusals {
+		t.Errorf("over-refusals: one worker %d, two workers %d", a.OverRefusals, b.OverRefusals)
 	}
 }
 
