@@ -3,65 +3,28 @@ package mysql
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/dbeast/dbeast/corpus"
+	"github.com/dbeast/dbeast/corpus/corpustest"
 	"github.com/dbeast/dbeast/verifier"
 )
 
-// cteDefs builds the WITH clause of a chain of k CTEs after c0, each a
-// cross join of `ways` references to the one before. MariaDB and MySQL
-// merge each reference as a derived table: ways^k scans of shop.t from
-// 3k+4 written references.
-func cteDefs(k, ways int) string {
-	var b strings.Builder
-	b.WriteString("WITH c0 AS (SELECT t.id AS x FROM shop.t AS t)")
-	for i := 1; i <= k; i++ {
-		fmt.Fprintf(&b, ", c%d AS (SELECT a.x FROM ", i)
-		for j := 0; j < ways; j++ {
-			if j > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "c%d AS %c", i-1, 'a'+j)
-		}
-		b.WriteString(")")
-	}
-	return b.String()
-}
+// cteDefs builds the WITH clause of a chain of k CTEs, each a cross join
+// of ways references to the one before (corpustest.CTEDefs): MariaDB and MySQL merge each
+// reference as a derived table.
+func cteDefs(k, ways int) string { return corpustest.CTEDefs("shop.t", "", k, ways) }
 
 // cteChain is the chain read by a count of its last CTE.
 func cteChain(k, ways int) string {
 	return cteDefs(k, ways) + fmt.Sprintf(" SELECT count(*) AS n FROM c%d AS z", k)
 }
 
-// chainBody is the expanded-reference count of the body of c_k, what
-// each reference to c_k is charged.
-func chainBody(k, ways int) int {
-	body := 1
-	for i := 1; i <= k; i++ {
-		body = ways * (1 + body)
-	}
-	return body
-}
-
-// chainExpanded is the expanded-reference count of cteChain(k, ways) by
-// the rule of verifier.AliasSet: each CTE definition and FROM entry is
-// one, and each reference to a CTE adds the count of the CTE's body.
-func chainExpanded(k, ways int) int {
-	total := 0
-	for i := 0; i <= k; i++ {
-		total += 1 + chainBody(i, ways)
-	}
-	return total + 1 + chainBody(k, ways)
-}
-
-// padded adds n arms reading shop.t to a read: n more written and
-// expanded references each.
-func padded(sql string, n int) string {
-	return sql + strings.Repeat(" UNION ALL SELECT 1 FROM shop.t AS t", n)
-}
+// The chain's counts and padding, as corpustest computes them.
+func chainBody(k, ways int) int       { return corpustest.ChainBody(k, ways) }
+func chainExpanded(k, ways int) int   { return corpustest.ChainExpanded(k, ways) }
+func padded(sql string, n int) string { return corpustest.Padded(sql, "shop.t", n) }
 
 // expandedRefs walks sql as a MariaDB read in db and returns its
 // expanded references.
@@ -186,34 +149,13 @@ func nestedChain(k int) string {
 }
 
 // TestTPCExpandedReferences keeps every TPC-DS and TPC-H query at most
-// half of MaxExpandedReferences, so the bound refuses no benchmark query
-// with a margin of two, and logs the largest.
+// half of MaxExpandedReferences (corpustest.TPCExpandedReferences).
 func TestTPCExpandedReferences(t *testing.T) {
-	cases, err := corpus.Load("mysql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	type q struct {
-		name string
-		n    int
-	}
-	var qs []q
-	for _, c := range cases {
-		if !c.Accept || (c.File != "tpcds.txt" && c.File != "tpch.txt") {
-			continue
-		}
+	corpustest.TPCExpandedReferences(t, "mysql", func(t *testing.T, c corpus.Case) int {
 		db := c.DB
 		if db == "" {
 			db = corpusDB
 		}
-		qs = append(qs, q{c.File + " " + strings.SplitN(c.Doc, ":", 2)[0], expandedRefs(t, c.SQL, db)})
-	}
-	if len(qs) < 99+22 {
-		t.Fatalf("%d TPC cases, want 121", len(qs))
-	}
-	sort.Slice(qs, func(i, j int) bool { return qs[i].n > qs[j].n })
-	t.Logf("mysql: largest expanded references: %v", qs[:5])
-	if qs[0].n > verifier.MaxExpandedReferences/2 {
-		t.Errorf("%s makes %d expanded references, more than half of %d", qs[0].name, qs[0].n, verifier.MaxExpandedReferences)
-	}
+		return expandedRefs(t, c.SQL, db)
+	})
 }

@@ -3,33 +3,19 @@ package postgres
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/dbeast/dbeast/corpus"
+	"github.com/dbeast/dbeast/corpus/corpustest"
 	"github.com/dbeast/dbeast/verifier"
 )
 
-// cteDefs builds the WITH clause of a chain of k CTEs after c0, each a
-// cross join of `ways` references to the one before, with the given
-// materialization marker ("" or "NOT MATERIALIZED " or "MATERIALIZED ").
-// Inlined, the planner sees ways^k scans of public.t from 3k+4 written
-// references.
+// cteDefs builds the WITH clause of a chain of k CTEs, each a cross join
+// of ways references to the one before (corpustest.CTEDefs), with marker
+// before each body: PostgreSQL inlines every NOT MATERIALIZED reference.
 func cteDefs(k, ways int, marker string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "WITH c0 AS %s(SELECT t.id AS x FROM public.t AS t)", marker)
-	for i := 1; i <= k; i++ {
-		fmt.Fprintf(&b, ", c%d AS %s(SELECT a.x FROM ", i, marker)
-		for j := 0; j < ways; j++ {
-			if j > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "c%d AS %c", i-1, 'a'+j)
-		}
-		b.WriteString(")")
-	}
-	return b.String()
+	return corpustest.CTEDefs("public.t", marker, k, ways)
 }
 
 // cteChain is the chain read by a count of its last CTE.
@@ -37,32 +23,10 @@ func cteChain(k, ways int) string {
 	return cteDefs(k, ways, "NOT MATERIALIZED ") + fmt.Sprintf(" SELECT count(*) FROM c%d AS z", k)
 }
 
-// chainExpanded is the expanded-reference count of cteChain(k, ways) by
-// the rule of verifier.AliasSet: each CTE definition and FROM entry is
-// one, and each reference to a CTE adds the count of the CTE's body.
-func chainExpanded(k, ways int) int {
-	total := 0
-	for i := 0; i <= k; i++ {
-		total += 1 + chainBody(i, ways)
-	}
-	return total + 1 + chainBody(k, ways)
-}
-
-// chainBody is the expanded-reference count of the body of c_k, what
-// each reference to c_k is charged.
-func chainBody(k, ways int) int {
-	body := 1
-	for i := 1; i <= k; i++ {
-		body = ways * (1 + body)
-	}
-	return body
-}
-
-// padded adds n arms reading public.t to a read: n more written and
-// expanded references each.
-func padded(sql string, n int) string {
-	return sql + strings.Repeat(" UNION ALL SELECT 1 FROM public.t AS t", n)
-}
+// The chain's counts and padding, as corpustest computes them.
+func chainBody(k, ways int) int       { return corpustest.ChainBody(k, ways) }
+func chainExpanded(k, ways int) int   { return corpustest.ChainExpanded(k, ways) }
+func padded(sql string, n int) string { return corpustest.Padded(sql, "public.t", n) }
 
 // expandedRefs walks sql as a read and returns its expanded references.
 func expandedRefs(t *testing.T, sql string) int {
@@ -176,36 +140,7 @@ func nestedChain(k int) string {
 }
 
 // TestTPCExpandedReferences keeps every TPC-DS and TPC-H query at most
-// half of MaxExpandedReferences, so the bound refuses no benchmark query
-// with a margin of two, and logs the largest.
+// half of MaxExpandedReferences (corpustest.TPCExpandedReferences).
 func TestTPCExpandedReferences(t *testing.T) {
-	tpcExpandedReferences(t, "postgres", func(t *testing.T, c corpus.Case) int { return expandedRefs(t, c.SQL) })
-}
-
-// tpcExpandedReferences counts the expanded references of the accepted
-// TPC-DS and TPC-H cases of dialect's corpus.
-func tpcExpandedReferences(t *testing.T, dialect string, count func(*testing.T, corpus.Case) int) {
-	cases, err := corpus.Load(dialect)
-	if err != nil {
-		t.Fatal(err)
-	}
-	type q struct {
-		name string
-		n    int
-	}
-	var qs []q
-	for _, c := range cases {
-		if !c.Accept || (c.File != "tpcds.txt" && c.File != "tpch.txt") {
-			continue
-		}
-		qs = append(qs, q{c.File + " " + strings.SplitN(c.Doc, ":", 2)[0], count(t, c)})
-	}
-	if len(qs) < 99+22 {
-		t.Fatalf("%d TPC cases, want 121", len(qs))
-	}
-	sort.Slice(qs, func(i, j int) bool { return qs[i].n > qs[j].n })
-	t.Logf("%s: largest expanded references: %v", dialect, qs[:5])
-	if qs[0].n > verifier.MaxExpandedReferences/2 {
-		t.Errorf("%s makes %d expanded references, more than half of %d", qs[0].name, qs[0].n, verifier.MaxExpandedReferences)
-	}
+	corpustest.TPCExpandedReferences(t, "postgres", func(t *testing.T, c corpus.Case) int { return expandedRefs(t, c.SQL) })
 }
