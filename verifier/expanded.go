@@ -18,7 +18,12 @@ import "strconv"
 // included at their own cost) on top of the reference itself. This is the
 // count as if every CTE were inlined, whatever the dialect or a
 // MATERIALIZED marker would do, so it is an upper bound on every server.
-// The bodies are counted once more where they are defined. Every dialect
+// The bodies are counted once more where they are defined. Servers copy
+// more than CTEs: PostgreSQL rewrites BETWEEN and IN lists into
+// comparisons that repeat an operand, and PostgreSQL and SQLite substitute
+// a derived table's column, subqueries and all, into every reference.
+// Each dialect charges those copies too (verifier/postgres/copies.go,
+// verifier/sqlite/copies.go). Every dialect
 // refuses recursive CTEs (recursive_cte); were one accepted, its
 // self-reference would count one, its body not being known yet.
 //
@@ -52,9 +57,11 @@ func init() {
 func (s *AliasSet) Refs() int { return s.expanded }
 
 // Expand charges n more expanded references (a CTE's body, for one
-// reference to it) and returns the refusal once MaxExpandedReferences is
-// passed. Every charge is at most the count so far, which never passes
-// the bound by more than itself, so the count cannot overflow.
+// reference to it, or the copies a server makes of an operand or a
+// column's subqueries) and returns the refusal once MaxExpandedReferences
+// is passed. A walk stops at the first refusal, so every charge is at
+// most the bound times the copies one operand can have (its text's
+// items, under 64 Ki), far from overflow.
 func (s *AliasSet) Expand(n int) error {
 	s.expanded += n
 	if s.expanded > MaxExpandedReferences {

@@ -11,9 +11,11 @@ const GrowthCap = 4 * MaxExpressionGrowth
 // operation produces, as far as a dialect's walker can know them: the
 // names it knows and, per column, an estimate of the column's expression
 // size once the server has substituted it into the places that reference
-// it (see MaxExpressionGrowth) and whether that expression contains a
+// it (see MaxExpressionGrowth), whether that expression contains a
 // growth function (a function that makes a value many times larger than
-// its input). It exists so that the dialects whose outputs have this shape
+// its input), and the expanded references its subqueries make (see
+// MaxExpandedReferences), which the server copies with the expression
+// into every reference. It exists so that the dialects whose outputs have this shape
 // (MySQL and SQLite) share one copy of the logic that the size and growth
 // bounds rely on, above all how the members of a set operation combine.
 //
@@ -30,6 +32,7 @@ type Outputs struct {
 	names []string
 	sizes []int
 	bigs  []bool // per listed column: its expression contains a growth function
+	refs  []int  // per listed column: its subqueries' expanded references
 	// complete reports whether names lists every column: false when the
 	// select list has a * over a physical table or an expression without
 	// an alias (whose name is its text).
@@ -39,6 +42,8 @@ type Outputs struct {
 	// anyBig reports whether any column's expression, listed or not, may
 	// contain a growth function.
 	anyBig bool
+	// maxRefs bounds the expanded references of any column, listed or not.
+	maxRefs int
 }
 
 // NewOutputs returns the outputs of a select list before its first item:
@@ -52,23 +57,27 @@ func NewOutputs() *Outputs {
 func (o *Outputs) Complete() bool { return o.complete }
 
 // Add appends a column the verifier knows by name, with its expression's
-// estimated size and whether it contains a growth function.
-func (o *Outputs) Add(name string, size int, big bool) {
+// estimated size, whether it contains a growth function and its
+// subqueries' expanded references.
+func (o *Outputs) Add(name string, size int, big bool, refs int) {
 	o.names = append(o.names, name)
 	o.sizes = append(o.sizes, size)
 	o.bigs = append(o.bigs, big)
+	o.refs = append(o.refs, refs)
 	o.maxSize = max(o.maxSize, size)
 	o.anyBig = o.anyBig || big
+	o.maxRefs = max(o.maxRefs, refs)
 }
 
 // AddUnnamed records columns whose names the verifier does not know: an
 // expression without an alias (size and big as estimated), or a * over a
-// physical table (size 1, not big). o is no longer complete, and its
-// bounds for unlisted columns cover them.
-func (o *Outputs) AddUnnamed(size int, big bool) {
+// physical table (size 1, not big, no references). o is no longer
+// complete, and its bounds for unlisted columns cover them.
+func (o *Outputs) AddUnnamed(size int, big bool, refs int) {
 	o.complete = false
 	o.maxSize = max(o.maxSize, size)
 	o.anyBig = o.anyBig || big
+	o.maxRefs = max(o.maxRefs, refs)
 }
 
 // AddAll appends the columns of src, a * over a source whose outputs are
@@ -78,8 +87,9 @@ func (o *Outputs) AddAll(src *Outputs) {
 	o.complete = o.complete && src.complete
 	o.maxSize = max(o.maxSize, src.maxSize)
 	o.anyBig = o.anyBig || src.anyBig
+	o.maxRefs = max(o.maxRefs, src.maxRefs)
 	for i, n := range src.names {
-		o.Add(n, src.sizes[i], src.bigs[i])
+		o.Add(n, src.sizes[i], src.bigs[i], src.refs[i])
 	}
 }
 
@@ -110,6 +120,23 @@ func (o *Outputs) IsBig(name string, same func(listed, name string) bool) bool {
 	return o.anyBig
 }
 
+// Refs returns the expanded references of the column same matches to name
+// (the bound for any column, when o does not list name): what each
+// reference to the column is charged, the server copying the column's
+// expression, subqueries and all, into it. Nil outputs (a physical table)
+// make none.
+func (o *Outputs) Refs(name string, same func(listed, name string) bool) int {
+	if o == nil {
+		return 0
+	}
+	for i, n := range o.names {
+		if same(n, name) {
+			return o.refs[i]
+		}
+	}
+	return o.maxRefs
+}
+
 // Renamed returns o with its columns renamed by a CTE's column list, in
 // order. The result is complete. Where o's columns at a position are not
 // known (o is not complete, or has fewer listed columns), the renamed
@@ -119,20 +146,21 @@ func (o *Outputs) Renamed(cols []string) *Outputs {
 	if o == nil || len(cols) == 0 {
 		return o
 	}
-	r := &Outputs{complete: true, maxSize: o.maxSize, anyBig: o.anyBig}
+	r := &Outputs{complete: true, maxSize: o.maxSize, anyBig: o.anyBig, maxRefs: o.maxRefs}
 	for i, c := range cols {
-		s, big := o.maxSize, o.anyBig
+		s, big, refs := o.maxSize, o.anyBig, o.maxRefs
 		if i < len(o.sizes) && o.complete {
-			s, big = o.sizes[i], o.bigs[i]
+			s, big, refs = o.sizes[i], o.bigs[i], o.refs[i]
 		}
-		r.Add(c, s, big)
+		r.Add(c, s, big, refs)
 	}
 	return r
 }
 
 // SetOutputs combines the outputs of the members of a set operation
 // (UNION, INTERSECT, EXCEPT): the names are the first member's, each size
-// the largest any member has at that position. Where a member's column at
+// the largest any member has at that position, each column's expanded
+// references the sum of the members' there. Where a member's column at
 // a position is not known (it is not complete, or lists fewer columns),
 // its bound counts there, and a member that may hold a growth function
 // anywhere marks every column, since its positions may not line up. A nil
@@ -144,10 +172,11 @@ func SetOutputs(members []*Outputs) *Outputs {
 		return &Outputs{maxSize: 1}
 	}
 	first := members[0]
-	o := &Outputs{complete: first.complete, maxSize: first.maxSize, anyBig: first.anyBig}
+	o := &Outputs{complete: first.complete, maxSize: first.maxSize, anyBig: first.anyBig, maxRefs: first.maxRefs}
 	o.names = append(o.names, first.names...)
 	o.sizes = append(o.sizes, first.sizes...)
 	o.bigs = append(o.bigs, first.bigs...)
+	o.refs = append(o.refs, first.refs...)
 	for _, m := range members[1:] {
 		if m == nil {
 			o.complete = false
@@ -161,11 +190,16 @@ func SetOutputs(members []*Outputs) *Outputs {
 				o.bigs[i] = true
 			}
 		}
+		// A reference to the set's column is a copy of every member's
+		// column (pushed down into each member), so references add up.
+		o.maxRefs += m.maxRefs
 		for i := range o.sizes {
 			if i < len(m.sizes) && m.complete {
 				o.sizes[i] = max(o.sizes[i], m.sizes[i])
+				o.refs[i] += m.refs[i]
 			} else {
 				o.sizes[i] = max(o.sizes[i], m.maxSize)
+				o.refs[i] += m.maxRefs
 			}
 		}
 	}

@@ -31,10 +31,10 @@ func checkCols(t *testing.T, what string, o *Outputs, cols []col) {
 func selectList(unnamed bool, cols ...any) *Outputs {
 	o := NewOutputs()
 	for i := 0; i+2 < len(cols); i += 3 {
-		o.Add(cols[i].(string), cols[i+1].(int), cols[i+2].(bool))
+		o.Add(cols[i].(string), cols[i+1].(int), cols[i+2].(bool), 0)
 	}
 	if unnamed {
-		o.AddUnnamed(7, false)
+		o.AddUnnamed(7, false, 0)
 	}
 	return o
 }
@@ -126,7 +126,7 @@ func TestOutputsBuild(t *testing.T) {
 
 	src := selectList(false, "a", 2, true)
 	o.AddAll(src)
-	o.Add("b", 3, false)
+	o.Add("b", 3, false, 0)
 	if !o.Complete() {
 		t.Error("a * over complete outputs made the list incomplete")
 	}
@@ -169,7 +169,7 @@ func TestOutputsBuild(t *testing.T) {
 // store names as given.
 func TestOutputsNameRule(t *testing.T) {
 	o := NewOutputs()
-	o.Add("Ab", 4, true)
+	o.Add("Ab", 4, true, 0)
 	if _, ok := o.Size("ab", exact); ok {
 		t.Error("exact rule matched a different case")
 	}

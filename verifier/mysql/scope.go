@@ -188,7 +188,7 @@ func (w *walker) fieldsOutputs(fields []*ast.SelectField, sc *scope) *outputs {
 					continue
 				}
 				if src.out == nil {
-					o.AddUnnamed(1, false) // a physical table's columns
+					o.AddUnnamed(1, false, 0) // a physical table's columns
 					continue
 				}
 				o.AddAll(src.out)
@@ -197,14 +197,21 @@ func (w *walker) fieldsOutputs(fields []*ast.SelectField, sc *scope) *outputs {
 		}
 		s := w.exprSize(f.Expr, sc)
 		big := w.isBig(f.Expr, sc)
+		// No column is charged expanded references for the subqueries in
+		// its expression (verifier.Outputs.Refs): MySQL materializes a
+		// derived table or CTE whose select list has a subquery instead of
+		// merging it, and where MariaDB merges one, a reference to the
+		// column points at the column's item (Item_direct_view_ref)
+		// instead of copying it.
+		const refs = 0
 		switch {
 		case f.AsName.O != "":
-			o.Add(f.AsName.O, s, big)
+			o.Add(f.AsName.O, s, big, refs)
 		default:
 			if cn, ok := f.Expr.(*ast.ColumnNameExpr); ok {
-				o.Add(cn.Name.Name.O, s, big)
+				o.Add(cn.Name.Name.O, s, big, refs)
 			} else {
-				o.AddUnnamed(s, big)
+				o.AddUnnamed(s, big, refs)
 			}
 		}
 	}

@@ -69,15 +69,17 @@ func (o *outputs) has(name string) (colStatus, *verifier.Table) {
 func (w *walker) attribute(name string, sc *scope) error {
 	var cand *verifier.Table
 	maybes := 0
-	// size is the largest substituted size the name may stand for
-	// (growth.go), charged whichever entry PostgreSQL picks.
-	size := int64(1)
+	// size and refs are the largest substituted size and expanded
+	// references the name may stand for (growth.go, copies.go), charged
+	// whichever entry PostgreSQL picks.
+	size, refs := int64(1), 0
 	for s := sc; s != nil; s = s.parent {
 		sure := false
 		for _, it := range s.items {
 			st, t := it.has(name)
 			if st != colNo && it.table == nil {
 				size = max(size, it.out.colSize(name))
+				refs = max(refs, it.out.colRefs(name))
 				w.big = w.big || it.out.colBig(name)
 			}
 			switch st {
@@ -92,10 +94,10 @@ func (w *walker) attribute(name string, sc *scope) error {
 			// A sure match at this level: PostgreSQL takes it (or
 			// reports it ambiguous); anything maybe-matching here or
 			// further in is no sure obligation.
-			return w.charge(size)
+			return w.chargeColumn(size, refs)
 		}
 	}
-	if err := w.charge(size); err != nil {
+	if err := w.chargeColumn(size, refs); err != nil {
 		return err
 	}
 	switch {

@@ -234,7 +234,8 @@ func (w *walker) aExpr(a *pg_query.A_Expr, sc *scope, env *cteEnv, ctx exprCtx) 
 		if l == nil || len(l.Items) == 0 {
 			return refuse(verifier.CodeConstructNotAllowed)
 		}
-		if err := w.expr(a.Lexpr, sc, env, ctx); err != nil {
+		// The left operand is copied once per item (copies.go).
+		if err := w.copied(inCopies(len(l.Items)), func() error { return w.expr(a.Lexpr, sc, env, ctx) }); err != nil {
 			return err
 		}
 		return w.exprs(l.Items, sc, env, ctx)
@@ -244,10 +245,19 @@ func (w *walker) aExpr(a *pg_query.A_Expr, sc *scope, env *cteEnv, ctx exprCtx) 
 		if l == nil || len(l.Items) != 2 {
 			return refuse(verifier.CodeConstructNotAllowed)
 		}
-		if err := w.expr(a.Lexpr, sc, env, ctx); err != nil {
+		// BETWEEN is rewritten into comparisons that copy its operands
+		// (copies.go).
+		left, bound := betweenCopies(a.Kind == pg_query.A_Expr_Kind_AEXPR_BETWEEN_SYM ||
+			a.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM)
+		if err := w.copied(left, func() error { return w.expr(a.Lexpr, sc, env, ctx) }); err != nil {
 			return err
 		}
-		return w.exprs(l.Items, sc, env, ctx)
+		for _, b := range l.Items {
+			if err := w.copied(bound, func() error { return w.expr(b, sc, env, ctx) }); err != nil {
+				return err
+			}
+		}
+		return nil
 	case pg_query.A_Expr_Kind_AEXPR_SIMILAR:
 		// SIMILAR TO calls similar_to_escape and a regex operator.
 		return refuse(verifier.CodeFunctionNotAllowed)
@@ -418,7 +428,7 @@ func (w *walker) columnRef(c *pg_query.ColumnRef, sc *scope, top bool, outNames 
 			return err
 		}
 		w.big = w.big || it.out.colBig(name)
-		return w.charge(it.out.colSize(name))
+		return w.chargeColumn(it.out.colSize(name), it.out.colRefs(name))
 	case len(f) == 3 && !star:
 		// schema.table.column names an unaliased physical table.
 		sch, rel, col := f[0].GetString_(), f[1].GetString_(), f[2].GetString_()

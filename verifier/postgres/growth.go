@@ -60,7 +60,9 @@ func (w *walker) charge(size int64) error {
 
 // widen sets each of out's sizes to at least the size of the same
 // position in other (a set operation's arms: UNION ALL arms are
-// substituted too), or to other's largest where the shapes differ.
+// substituted too), or to other's largest where the shapes differ. The
+// arms' expanded references add up instead: a reference to a pulled-up
+// UNION ALL column is translated into every arm (copies.go).
 func widen(out, other *outputs) {
 	if out == nil || other == nil {
 		return
@@ -69,13 +71,15 @@ func widen(out, other *outputs) {
 		for i := range out.cols {
 			out.cols[i].size = max(out.cols[i].size, other.cols[i].size)
 			out.cols[i].big = out.cols[i].big || other.cols[i].big
+			out.cols[i].refs += other.cols[i].refs
 		}
 		return
 	}
-	m, big := other.maxSize(), other.anyBig()
+	m, big, refs := other.maxSize(), other.anyBig(), other.maxRefs()
 	for i := range out.cols {
 		out.cols[i].size = max(out.cols[i].size, m)
 		out.cols[i].big = out.cols[i].big || big
+		out.cols[i].refs += refs
 	}
 }
 

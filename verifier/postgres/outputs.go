@@ -38,6 +38,11 @@ type outCol struct {
 	// big marks a column whose value a growth function or an
 	// accumulating aggregate built (growth.go).
 	big bool
+	// refs is the expanded references the column's expression makes (its
+	// subqueries, counted as in verifier.MaxExpandedReferences): the
+	// planner substitutes the expression, subqueries and all, into every
+	// reference to the column (copies.go).
+	refs int
 }
 
 // names returns every known output name (for ORDER BY, GROUP BY and
@@ -70,10 +75,11 @@ func renamed(out *outputs, cols []*pg_query.Node) (*outputs, error) {
 		if s == nil {
 			return nil, refuse(verifier.CodeConstructNotAllowed)
 		}
-		col := outCol{name: s.Sval, explicit: true, size: out.maxSize(), big: out.anyBig()}
+		col := outCol{name: s.Sval, explicit: true, size: out.maxSize(), big: out.anyBig(), refs: out.maxRefs()}
 		if i >= 0 && i < len(out.cols) && out.cols[i].star == nil && !out.cols[i].opaque && !out.cols[i].moved {
 			col.size = out.cols[i].size
 			col.big = out.cols[i].big
+			col.refs = out.cols[i].refs
 		}
 		r.cols = append(r.cols, col)
 		if i >= 0 && i < len(out.cols) && out.cols[i].star == nil && !out.cols[i].opaque && !out.cols[i].moved {
@@ -83,7 +89,7 @@ func renamed(out *outputs, cols []*pg_query.Node) (*outputs, error) {
 		}
 	}
 	if i < 0 {
-		r.cols = append(r.cols, outCol{opaque: true, size: out.maxSize(), big: out.anyBig()})
+		r.cols = append(r.cols, outCol{opaque: true, size: out.maxSize(), big: out.anyBig(), refs: out.maxRefs()})
 		return r, nil
 	}
 	r.cols = append(r.cols, out.cols[i:]...)

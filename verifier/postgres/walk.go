@@ -275,16 +275,16 @@ func (w *walker) simpleSelect(sel *pg_query.SelectStmt, parent *scope, env *cteE
 		if rt == nil || rt.Val == nil || len(rt.Indirection) > 0 {
 			return nil, refuse(verifier.CodeConstructNotAllowed)
 		}
-		start, outerBig := w.cost, w.big
+		start, outerBig, startRefs := w.cost, w.big, w.aliases.Refs()
 		w.big = false
 		if err := w.expr(rt.Val, sc, env, exprCtx{topTarget: true}); err != nil {
 			return nil, err
 		}
-		size, big := w.cost-start, w.big
+		size, big, refs := w.cost-start, w.big, w.aliases.Refs()-startRefs
 		w.big = outerBig || big
 		switch {
 		case rt.Name != "":
-			out.cols = append(out.cols, outCol{name: rt.Name, explicit: true, size: size, big: big})
+			out.cols = append(out.cols, outCol{name: rt.Name, explicit: true, size: size, big: big, refs: refs})
 		default:
 			cols := derivedCols(rt.Val, sc)
 			if !isStar(rt.Val) {
@@ -292,6 +292,7 @@ func (w *walker) simpleSelect(sel *pg_query.SelectStmt, parent *scope, env *cteE
 				for i := range cols {
 					cols[i].size = size
 					cols[i].big = big
+					cols[i].refs = refs
 				}
 			}
 			out.cols = append(out.cols, cols...)

@@ -34,19 +34,19 @@ func (w *walker) coreOutputs(c *selectCore, sc *scope) *outputs {
 					continue
 				}
 				if it.out == nil {
-					o.AddUnnamed(1, false) // a physical table's columns
+					o.AddUnnamed(1, false, 0) // a physical table's columns
 					continue
 				}
 				o.AddAll(it.out)
 			}
 		case rc.hasAlias:
-			o.Add(asciiLower(rc.alias), w.exprSize(rc.e, sc), w.isBig(rc.e, sc))
+			o.Add(asciiLower(rc.alias), w.exprSize(rc.e, sc), w.isBig(rc.e, sc), w.refs(rc.e, sc, true))
 		default:
-			s, big := w.exprSize(rc.e, sc), w.isBig(rc.e, sc)
+			s, big, refs := w.exprSize(rc.e, sc), w.isBig(rc.e, sc), w.refs(rc.e, sc, true)
 			if cr, ok := rc.e.(*colRef); ok {
-				o.Add(asciiLower(cr.col), s, big)
+				o.Add(asciiLower(cr.col), s, big, refs)
 			} else {
-				o.AddUnnamed(s, big)
+				o.AddUnnamed(s, big, refs)
 			}
 		}
 	}
@@ -156,6 +156,7 @@ func (w *walker) grow(e expr, sc *scope) {
 	if w.substituted-w.written > verifier.MaxExpressionGrowth {
 		bail(verifier.CodeExpressionTooLarge)
 	}
+	w.chargeCopies(e, sc)
 }
 
 // resolveColumn attributes an unqualified column the way SQLite does: the

@@ -26,6 +26,9 @@ type walker struct {
 	written, substituted int
 	// costs is the cost model's count (cost.go).
 	costs verifier.Cost
+	// subRefs are the expanded references each subquery walked in an
+	// expression made (copies.go), by its EXISTS, scalar or IN node.
+	subRefs map[expr]int
 }
 
 // withFrame is one WITH clause in scope. SQLite makes every CTE of a WITH
@@ -388,20 +391,22 @@ func (w *walker) expr(e expr, sc *scope) {
 		for _, a := range x.list {
 			w.expr(a, sc)
 		}
-		if x.sub != nil {
-			w.selectStmt(x.sub, sc)
-		}
-		if x.table != nil {
-			// x IN name reads the relation like a FROM entry; it is no
-			// written reference (the text names no alias), but a CTE's copy
-			// is one more expanded reference, plus its body.
-			w.expand(1)
-			w.resolve(x.table)
-		}
+		w.walkSub(x, func() {
+			if x.sub != nil {
+				w.selectStmt(x.sub, sc)
+			}
+			if x.table != nil {
+				// x IN name reads the relation like a FROM entry; it is no
+				// written reference (the text names no alias), but a CTE's
+				// copy is one more expanded reference, plus its body.
+				w.expand(1)
+				w.resolve(x.table)
+			}
+		})
 	case *existsExpr:
-		w.selectStmt(x.sub, sc)
+		w.walkSub(x, func() { w.selectStmt(x.sub, sc) })
 	case *subqueryExpr:
-		w.selectStmt(x.sub, sc)
+		w.walkSub(x, func() { w.selectStmt(x.sub, sc) })
 	case *caseExpr:
 		if x.base != nil {
 			w.expr(x.base, sc)
