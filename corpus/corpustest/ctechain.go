@@ -89,3 +89,29 @@ func TPCExpandedReferences(t *testing.T, dialect string, count func(*testing.T, 
 		t.Errorf("%s makes %d expanded references, more than half of %d", qs[0].name, qs[0].n, verifier.MaxExpandedReferences)
 	}
 }
+
+// DerivedChain wraps inner, a query with one output column c, in levels
+// derived tables, each selecting the column below it ways times
+// (d.c + d.c + …): a server that substitutes a derived table's column
+// into every reference copies inner's column expression ways^levels
+// times.
+func DerivedChain(inner string, levels, ways int) string {
+	cols := make([]string, ways)
+	for j := range cols {
+		cols[j] = "d.c"
+	}
+	q := inner
+	for range levels {
+		q = "SELECT " + strings.Join(cols, " + ") + " AS c FROM (" + q + ") AS d"
+	}
+	return q
+}
+
+// Nest wraps expr levels times in wrap, whose %s stands for the text
+// inside.
+func Nest(expr, wrap string, levels int) string {
+	for range levels {
+		expr = strings.ReplaceAll(wrap, "%s", expr)
+	}
+	return expr
+}

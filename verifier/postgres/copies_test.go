@@ -2,40 +2,23 @@ package postgres
 
 import (
 	"errors"
-	"strings"
 	"testing"
 
+	"github.com/dbeast/dbeast/corpus/corpustest"
 	"github.com/dbeast/dbeast/verifier"
 )
 
 // sub is a scalar subquery that makes one expanded reference.
 const sub = "(SELECT count(*) FROM public.t AS t)"
 
-// nest wraps expr levels times in wrap, whose %s is the inner text.
-func nest(expr, wrap string, levels int) string {
-	for range levels {
-		expr = strings.ReplaceAll(wrap, "%s", expr)
-	}
-	return expr
-}
+// nest wraps expr levels times in wrap (corpustest.Nest).
+func nest(expr, wrap string, levels int) string { return corpustest.Nest(expr, wrap, levels) }
 
 // derivedChain reads a subquery column through levels nested derived
 // tables, each selecting the column below it ways times: the planner
 // pulls every level up and substitutes the subquery ways^levels times.
 func derivedChain(levels, ways int) string {
-	q := "SELECT " + sub + " AS c"
-	for i := range levels {
-		cols := make([]string, ways)
-		for j := range cols {
-			cols[j] = "d.c"
-		}
-		col := strings.Join(cols, " + ")
-		if i == levels-1 {
-			return "SELECT " + col + " AS c FROM (" + q + ") AS d"
-		}
-		q = "SELECT " + col + " AS c FROM (" + q + ") AS d"
-	}
-	return q
+	return corpustest.DerivedChain("SELECT "+sub+" AS c", levels, ways)
 }
 
 // TestCopiedOperandCounts pins how many expanded references each operand

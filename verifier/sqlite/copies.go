@@ -33,54 +33,19 @@ func (w *walker) walkSub(e expr, walk func()) {
 // the bound.
 func (w *walker) refs(e expr, sc *scope, subst bool) int {
 	n := 0
-	add := func(es ...expr) {
-		for _, x := range es {
-			if x != nil && n <= verifier.GrowthCap {
-				n += w.refs(x, sc, subst)
-			}
-		}
-	}
 	switch x := e.(type) {
 	case *colRef:
 		if subst {
 			return w.columnRefs(x, sc)
 		}
-	case *existsExpr, *subqueryExpr:
-		return w.subRefs[e]
-	case *unaryExpr:
-		add(x.x)
-	case *binaryExpr:
-		add(x.l, x.r)
-	case *isNullExpr:
-		add(x.x)
-	case *likeExpr:
-		add(x.x, x.pat, x.esc)
-	case *betweenExpr:
-		add(x.x, x.lo, x.hi)
-	case *inExpr:
+	case *existsExpr, *subqueryExpr, *inExpr:
 		n = w.subRefs[e]
-		add(x.x)
-		add(x.list...)
-	case *caseExpr:
-		add(x.base, x.els)
-		for _, wc := range x.whens {
-			add(wc.cond, wc.then)
-		}
-	case *funcCall:
-		add(x.args...)
-		add(x.filter)
-		for _, t := range x.order {
-			add(t.e)
-		}
-		if x.over != nil {
-			add(x.over.partition...)
-			for _, t := range x.over.order {
-				add(t.e)
-			}
-		}
-	case *castExpr:
-		add(x.x)
 	}
+	eachOperand(e, func(x expr) {
+		if n <= verifier.GrowthCap {
+			n += w.refs(x, sc, subst)
+		}
+	})
 	return min(n, verifier.GrowthCap)
 }
 

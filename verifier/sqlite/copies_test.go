@@ -3,9 +3,9 @@ package sqlite
 import (
 	"database/sql"
 	"errors"
-	"strings"
 	"testing"
 
+	"github.com/dbeast/dbeast/corpus/corpustest"
 	"github.com/dbeast/dbeast/verifier"
 )
 
@@ -17,15 +17,7 @@ const sub = "(SELECT count(*) FROM main.t AS t)"
 // SQLite's flattener pulls every level up and codes the subquery
 // ways^levels times.
 func derivedChain(levels, ways int) string {
-	q := "SELECT " + sub + " AS c FROM main.u AS u"
-	cols := make([]string, ways)
-	for j := range cols {
-		cols[j] = "d.c"
-	}
-	for range levels {
-		q = "SELECT " + strings.Join(cols, " + ") + " AS c FROM (" + q + ") AS d"
-	}
-	return q
+	return corpustest.DerivedChain("SELECT "+sub+" AS c FROM main.u AS u", levels, ways)
 }
 
 // TestCopiedSubqueryCounts pins what a reference to a subquery's or

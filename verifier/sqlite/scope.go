@@ -62,53 +62,63 @@ func (w *walker) exprSize(e expr, sc *scope) int {
 }
 
 func (w *walker) size(e expr, sc *scope, subst bool) int {
+	if c, ok := e.(*colRef); ok && subst {
+		return w.columnSize(c, sc)
+	}
 	n := 1
-	add := func(es ...expr) {
+	eachOperand(e, func(x expr) {
+		if n <= verifier.GrowthCap {
+			n += w.size(x, sc, subst)
+		}
+	})
+	return n
+}
+
+// eachOperand calls f with each operand of e that is an expression of
+// the same query: not a subquery, whose expressions are counted where it
+// is walked. Absent operands (nil) are skipped.
+func eachOperand(e expr, f func(expr)) {
+	each := func(es ...expr) {
 		for _, x := range es {
-			if x != nil && n <= verifier.GrowthCap {
-				n += w.size(x, sc, subst)
+			if x != nil {
+				f(x)
 			}
 		}
 	}
 	switch x := e.(type) {
-	case *colRef:
-		if subst {
-			return w.columnSize(x, sc)
-		}
 	case *unaryExpr:
-		add(x.x)
+		each(x.x)
 	case *binaryExpr:
-		add(x.l, x.r)
+		each(x.l, x.r)
 	case *isNullExpr:
-		add(x.x)
+		each(x.x)
 	case *likeExpr:
-		add(x.x, x.pat, x.esc)
+		each(x.x, x.pat, x.esc)
 	case *betweenExpr:
-		add(x.x, x.lo, x.hi)
+		each(x.x, x.lo, x.hi)
 	case *inExpr:
-		add(x.x)
-		add(x.list...)
+		each(x.x)
+		each(x.list...)
 	case *caseExpr:
-		add(x.base, x.els)
+		each(x.base, x.els)
 		for _, wc := range x.whens {
-			add(wc.cond, wc.then)
+			each(wc.cond, wc.then)
 		}
 	case *funcCall:
-		add(x.args...)
-		add(x.filter)
+		each(x.args...)
+		each(x.filter)
 		for _, t := range x.order {
-			add(t.e)
+			each(t.e)
 		}
 		if x.over != nil {
-			add(x.over.partition...)
+			each(x.over.partition...)
 			for _, t := range x.over.order {
-				add(t.e)
+				each(t.e)
 			}
 		}
 	case *castExpr:
-		add(x.x)
+		each(x.x)
 	}
-	return n
 }
 
 // columnSize is the estimated size of a column reference: 1 for a column
